@@ -1,0 +1,76 @@
+/// An object that observes observable objects. All it needs is a ``Receiver``.
+///
+/// ```swift
+/// final class Dog: Observer {
+///     let receiver = Receiver()
+///
+///     init(sky: Sky) {
+///         observe(sky) { [weak self] color in self?.bark(at: color) }
+///     }
+/// }
+/// ```
+///
+/// Observations end by themselves when either the observer or the observed object dies. A
+/// handler that captures its observer strongly keeps the observer alive as long as the observed
+/// object lives; capture it weakly.
+public protocol Observer: AnyObject {
+    /// The receiver that owns this observer's observations. Hold it strongly, as a `let`.
+    var receiver: Receiver { get }
+}
+
+extension Observer {
+    /// Starts observing `observable`: `receive` is called with every message it sends from now on.
+    ///
+    /// ```swift
+    /// observer.observe(number) { update in print(update.new) }
+    /// ```
+    ///
+    /// Starting an observation sends nothing. Observing the same object twice starts two
+    /// observations. `fileID` and `line` record where the observation was declared for debugging.
+    public func observe<Observed: ObservableObject>(
+        _ observable: Observed, fileID: StaticString = #fileID, line: UInt = #line,
+        receive: @escaping (Observed.Message) -> Void
+    ) {
+        _ = observable.messenger.core.connect(
+            receiver: receiver, site: DeclarationSite(fileID: fileID, line: line),
+            receive: { message, _ in receive(message) })
+    }
+
+    /// Starts observing `observable`: `receive` is called with every message it sends from now
+    /// on, together with the message's author.
+    ///
+    /// ```swift
+    /// observer.observe(sharedText) { update, author in
+    ///     guard author !== self else { return }   // ignore my own edits
+    ///     print(update.new)
+    /// }
+    /// ```
+    public func observe<Observed: ObservableObject>(
+        _ observable: Observed, fileID: StaticString = #fileID, line: UInt = #line,
+        receive: @escaping (Observed.Message, AnyAuthor) -> Void
+    ) {
+        _ = observable.messenger.core.connect(
+            receiver: receiver, site: DeclarationSite(fileID: fileID, line: line), receive: receive)
+    }
+
+    /// Whether this observer has at least one running observation of `observable`.
+    public func isObserving<Observed: ObservableObject>(_ observable: Observed) -> Bool {
+        receiver.isConnected(to: observable.messenger.core)
+    }
+
+    /// Ends every observation of `observable` by this observer. Harmless if there is none, or if
+    /// `observable` is nil.
+    public func stopObserving<Observed: ObservableObject>(_ observable: Observed?) {
+        guard let observable else { return }
+        for connection in receiver.takeConnections(to: observable.messenger.core) {
+            connection.detachFromMessenger()
+        }
+    }
+
+    /// Ends every observation this observer is doing.
+    public func stopObserving() {
+        for connection in receiver.takeConnections(to: nil) {
+            connection.detachFromMessenger()
+        }
+    }
+}

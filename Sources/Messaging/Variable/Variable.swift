@@ -1,0 +1,101 @@
+/// A short name for ``Variable``.
+public typealias Var = Variable
+
+/// An observable value: it sends an ``Update`` with the old and new value whenever its value
+/// changes.
+///
+/// ```swift
+/// let number = Var(23)
+/// observer.observe(number) { update in print("\(update.old) → \(update.new)") }
+/// number.value = 42
+/// // Prints "23 → 42"
+/// number <- 42      // not a change: sends nothing
+/// ```
+///
+/// What counts as a change: `!=` for `Equatable` values, `!==` for class references (also
+/// optional ones, so `Var<User?>` works for a model class that is not `Equatable`); any other
+/// value always counts as changed.
+///
+/// Handlers run after the change: a handler that reads ``value`` sees the new value. Updates are
+/// delivered in the order the changes happened, also when a handler sets the variable again, so
+/// each update's `old` is the previous update's `new`.
+///
+/// Thread safety: ``value`` may be read and set from any thread; see ``ObservableObject`` for
+/// where handlers run. `Value`'s `==` is called while the variable is locked, so it must not
+/// access the variable itself.
+public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache,
+    @unchecked Sendable
+{
+    // Guarded by the core's lock, together with the messenger state, so that a change and the
+    // acceptance of its update are one atomic step.
+    @usableFromInline @exclusivity(unchecked) var storedValue: Value
+    @usableFromInline let changeRule = ChangeRule<Value>()
+
+    /// Creates a variable holding `value`.
+    public init(_ value: Value) {
+        storedValue = value
+        super.init()
+    }
+
+    /// Creates a variable holding `nil`.
+    ///
+    /// ```swift
+    /// let text = Var<String?>()   // text.value == nil
+    /// ```
+    public convenience init<Wrapped>() where Value == Wrapped? {
+        self.init(nil)
+    }
+
+    /// The current value. Setting it sends an update, authored by the variable, if the value
+    /// changed.
+    @inlinable
+    public var value: Value {
+        get { core.lock.withLock { storedValue } }
+        set { set(newValue, as: self) }
+    }
+
+    /// Sets the value on behalf of `author`, who becomes the author of the update message.
+    ///
+    /// ```swift
+    /// sharedText.set("my new text", as: self)
+    /// ```
+    ///
+    /// - Complexity: O(*n*) for *n* observers; no allocation when no other send is in progress.
+    @inlinable
+    public func set(_ newValue: Value, as author: AnyAuthor) {
+        core.send(from: author) { () -> Update<Value>? in
+            let oldValue = storedValue
+            guard changeRule.isChange(from: oldValue, to: newValue) else { return nil }
+            storedValue = newValue
+            return Update(oldValue, newValue)
+        }
+    }
+
+    /// An update whose `old` and `new` are both the current value.
+    public var latestMessage: Update<Value> {
+        let current = value
+        return Update(current, current)
+    }
+}
+
+infix operator <- : AssignmentPrecedence
+
+/// Sets a variable's value: `number <- 42` is `number.value = 42`.
+public func <- <Value>(variable: Variable<Value>, value: Value) {
+    variable.value = value
+}
+
+extension Variable: CustomStringConvertible {
+    /// The description of the current value.
+    public var description: String { String(describing: value) }
+}
+
+extension Variable: Equatable where Value: Equatable {
+    /// Two variables are equal when their current values are.
+    public static func == (lhs: Variable, rhs: Variable) -> Bool { lhs.value == rhs.value }
+}
+
+extension Variable: Comparable where Value: Comparable {
+    /// Compares the current values.
+    public static func < (lhs: Variable, rhs: Variable) -> Bool { lhs.value < rhs.value }
+}

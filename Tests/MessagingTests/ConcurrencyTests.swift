@@ -1,0 +1,182 @@
+import Messaging
+import Synchronization
+import Testing
+
+/// Promise 8: any method from any thread; one message at a time, in acceptance order. CI runs this
+/// suite again under the thread sanitizer (`swift test --sanitize=thread --filter Concurrency`).
+@Suite("Concurrency")
+struct ConcurrencyTests {
+    struct Stamp: Sendable {
+        let thread: Int
+        let index: Int
+    }
+
+    /// Detects two handlers running at once.
+    final class OverlapDetector: Sendable {
+        private let inside = Atomic<Int>(0)
+        private let overlaps = Atomic<Int>(0)
+
+        func enter() {
+            if inside.add(1, ordering: .acquiringAndReleasing).newValue != 1 {
+                overlaps.add(1, ordering: .relaxed)
+            }
+        }
+        func leave() { inside.subtract(1, ordering: .acquiringAndReleasing) }
+        var overlapCount: Int { overlaps.load(ordering: .relaxed) }
+    }
+
+    @Test func concurrentSendsLoseNothingKeepEachThreadsOrderAndNeverOverlap() {
+        let threads = 4
+        let perThread = 2_000
+        let messenger = SharedMessenger<Stamp>()
+        let detector = OverlapDetector()
+        let received = Recording<Stamp>()
+        let observer = TestObserver()
+        observer.observe(messenger) { stamp in
+            detector.enter()
+            received.append(stamp)
+            detector.leave()
+        }
+
+        concurrently(threads: threads) { thread in
+            for index in 0..<perThread { messenger.send(Stamp(thread: thread, index: index)) }
+        }
+
+        let stamps = received.elements
+        #expect(stamps.count == threads * perThread)
+        #expect(detector.overlapCount == 0)
+        for thread in 0..<threads {
+            let order = stamps.filter { $0.thread == thread }.map(\.index)
+            #expect(order == Array(0..<perThread), "thread \(thread) order")
+        }
+    }
+
+    @Test func concurrentVariableSetsDeliverAConsistentChainOfUpdates() {
+        let number = Var(-1)
+        let updates = Recording<Update<Int>>()
+        let observer = TestObserver()
+        observer.observe(number) { update in updates.append(update) }
+
+        concurrently(threads: 4) { thread in
+            for index in 0..<1_000 { number.value = thread * 10_000 + index }
+        }
+
+        let chain = updates.elements
+        #expect(chain.count == 4_000)
+        #expect(chain.first?.old == -1)
+        for (previous, next) in zip(chain, chain.dropFirst()) where previous.new != next.old {
+            Issue.record("update \(next) does not follow \(previous)")
+            break
+        }
+        #expect(chain.last?.new == number.value)
+    }
+
+    @Test func observationsStartingAndStoppingDuringSendsAreSafe() {
+        let messenger = SharedMessenger<Int>()
+        let steady = RecordingObserver<Int>()
+        steady.record(messenger)
+
+        concurrently(threads: 4) { thread in
+            if thread == 0 {
+                for number in 0..<2_000 { messenger.send(number) }
+            } else {
+                for _ in 0..<500 {
+                    let churner = TestObserver()
+                    churner.observe(messenger) { _ in }
+                    if Bool.random() { churner.stopObserving(messenger) }
+                    // otherwise the churner dies here, ending its observation
+                }
+            }
+        }
+
+        #expect(steady.messages.elements == Array(0..<2_000))
+        #expect(messenger.observationCount == 1)
+    }
+
+    @Test func aStopOnAnotherThreadEndsDeliveryForLaterMessages() {
+        let messenger = SharedMessenger<Int>()
+        for _ in 0..<200 {
+            let observer = RecordingObserver<Int>()
+            observer.record(messenger)
+            concurrently(threads: 2) { thread in
+                if thread == 0 {
+                    for number in 0..<50 { messenger.send(number) }
+                } else {
+                    observer.stopObserving(messenger)
+                    messenger.send(-1)  // accepted after the stop returned
+                }
+            }
+            #expect(!observer.messages.elements.contains(-1))
+        }
+    }
+
+    @Test func messengersAndObserversDyingOnDifferentThreadsAreSafe() {
+        for _ in 0..<200 {
+            let messengers = (0..<4).map { _ in SharedMessenger<Int>() }
+            let observers = (0..<4).map { _ in TestObserver() }
+            for observer in observers {
+                for messenger in messengers { observer.observe(messenger) { _ in } }
+            }
+            let holder = Holder(messengers: messengers, observers: observers)
+            concurrently(threads: 3) { thread in
+                switch thread {
+                case 0: holder.dropMessengers()
+                case 1: holder.dropObservers()
+                default: holder.sendToAll()
+                }
+            }
+        }
+    }
+
+    @Test func observationCountsStayExactUnderConcurrentChurn() {
+        let messenger = SharedMessenger<Int>()
+        let states = Recording<Bool>()
+        messenger.whenObservationStateChanges { states.append($0) }
+        concurrently(threads: 4) { _ in
+            for _ in 0..<500 {
+                let observer = TestObserver()
+                observer.observe(messenger) { _ in }
+                observer.stopObserving()
+            }
+        }
+        #expect(messenger.observationCount == 0)
+        let transitions = states.elements
+        // Transitions alternate strictly, starting with "observed" and ending with "unobserved".
+        #expect(transitions.first == true)
+        #expect(transitions.last == false)
+        #expect(zip(transitions, transitions.dropFirst()).allSatisfy { $0 != $1 })
+    }
+}
+
+/// Holds objects that the concurrency tests release from different threads.
+private final class Holder: @unchecked Sendable {
+    private let lock = NSLockLike()
+    private var messengers: [SharedMessenger<Int>]
+    private var observers: [TestObserver]
+
+    init(messengers: [SharedMessenger<Int>], observers: [TestObserver]) {
+        self.messengers = messengers
+        self.observers = observers
+    }
+
+    func dropMessengers() {
+        let dropped = lock.withLock { () -> [SharedMessenger<Int>] in
+            defer { messengers = [] }
+            return messengers
+        }
+        _ = dropped  // released here, outside the lock
+    }
+
+    func dropObservers() {
+        let dropped = lock.withLock { () -> [TestObserver] in
+            defer { observers = [] }
+            return observers
+        }
+        _ = dropped
+    }
+
+    func sendToAll() {
+        let current = lock.withLock { messengers }
+        for messenger in current { messenger.send(1) }
+    }
+}

@@ -1,0 +1,57 @@
+import Messaging
+import Testing
+
+/// README.md's "30-second tour", verbatim inside the test, with `print` captured.
+@Suite("README tour")
+struct ReadmeTourTests {
+    final class Sky: ObservableObject {
+        let messenger = Messenger<String>()
+    }
+
+    final class Dog: Observer {
+        let receiver = Receiver()
+    }
+
+    @Test func theTourPrintsWhatItsCommentsSay() {
+        let printed = Recording<String>()
+        func print(_ line: String) { printed.append(line) }
+
+        // --- begin README tour (after the type declarations above) ---
+        let sky = Sky()
+        let dog = Dog()
+
+        // Objects observe objects. Starting an observation sends nothing.
+        dog.observe(sky) { color in print("The sky is \(color)") }
+        sky.send("blue")  // Prints "The sky is blue"
+
+        // A variable sends its old and new value, and only when the value changes.
+        let number = Var(23)
+        dog.observe(number) { update in print("\(update.old) → \(update.new)") }
+        number <- 42  // Prints "23 → 42"
+        number <- 42  // not a change: prints nothing
+
+        // Every message has an author, so collaborators can ignore their own edits.
+        let sharedText = Var("")
+        dog.observe(sharedText) { update, author in
+            if author !== dog { print("Someone else wrote \(update.new)") }
+        }
+        sharedText.set("Woof", as: dog)  // the dog's own edit: prints nothing
+        sharedText.value = "Meow"  // Prints "Someone else wrote Meow"
+
+        // An observation can also be an object that lives as long as you hold it.
+        var watch: Observing<Var<Int>>? = Observing(number) { update in
+            print("watched \(update.new)")
+        }
+        number <- 7  // Prints "42 → 7", then "watched 7"
+        watch = nil  // ends that observation
+        // --- end README tour ---
+
+        #expect(watch == nil)
+        number <- 8
+        #expect(
+            printed.elements == [
+                "The sky is blue", "23 → 42", "Someone else wrote Meow", "42 → 7", "watched 7",
+                "7 → 8",
+            ])
+    }
+}
