@@ -14,9 +14,12 @@ let package = Package(
         .target(name: "Messaging"),
         .target(name: "Transforms", dependencies: ["Messaging"]),
         .target(name: "KeyPathBridge", dependencies: ["Transforms"]),
-        .testTarget(name: "MessagingTests", dependencies: ["Messaging"]),
-        .testTarget(name: "TransformsTests", dependencies: ["Transforms"]),
-        .testTarget(name: "KeyPathBridgeTests", dependencies: ["KeyPathBridge"]),
+        // Helpers shared by the test targets (recording observers, leak checks, thread helpers).
+        .target(name: "HeraldTestSupport", dependencies: ["Messaging"], path: "Tests/Support"),
+        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "HeraldTestSupport"]),
+        .testTarget(name: "TransformsTests", dependencies: ["Transforms", "HeraldTestSupport"]),
+        .testTarget(
+            name: "KeyPathBridgeTests", dependencies: ["KeyPathBridge", "HeraldTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

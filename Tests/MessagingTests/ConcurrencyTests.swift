@@ -1,3 +1,4 @@
+import HeraldTestSupport
 import Messaging
 import Synchronization
 import Testing
@@ -110,14 +111,25 @@ struct ConcurrencyTests {
         }
     }
 
-    @Test func messengersAndObserversDyingOnDifferentThreadsAreSafe() {
+    @Test func messengersAndObserversDyingOnDifferentThreadsAreFreed() {
         for _ in 0..<200 {
-            let messengers = (0..<4).map { _ in SharedMessenger<Int>() }
-            let observers = (0..<4).map { _ in TestObserver() }
-            for observer in observers {
-                for messenger in messengers { observer.observe(messenger) { _ in } }
+            var messengers = (0..<4).map { _ in SharedMessenger<Int>() }
+            var observers = (0..<4).map { _ in TestObserver() }
+            var canaries = (0..<16).map { _ in Canary() }
+            for (index, observer) in observers.enumerated() {
+                for (offset, messenger) in messengers.enumerated() {
+                    let canary = canaries[index * 4 + offset]
+                    observer.observe(messenger) { [canary] _ in _ = canary }
+                }
             }
+            let freed: [() -> Bool] =
+                messengers.map { WeakBox($0) }.map { box in { box.isFreed } }
+                + observers.map { WeakBox($0) }.map { box in { box.isFreed } }
+            let canaryBoxes = canaries.map { WeakBox($0) }
+            canaries = []  // from now on only the handlers hold them
             let holder = Holder(messengers: messengers, observers: observers)
+            messengers = []
+            observers = []
             concurrently(threads: 3) { thread in
                 switch thread {
                 case 0: holder.dropMessengers()
@@ -125,7 +137,71 @@ struct ConcurrencyTests {
                 default: holder.sendToAll()
                 }
             }
+            let objectsFreed = freed.allSatisfy { $0() }
+            let capturesFreed = canaryBoxes.allSatisfy { $0.isFreed }
+            #expect(objectsFreed)
+            #expect(capturesFreed)
         }
+    }
+
+    @Test func stopBeingObservedRacingWithObserveLeaksNothing() {
+        let messenger = SharedMessenger<Int>()
+        let observer = TestObserver()
+        let boxes = Recording<WeakBox<Canary>>()
+        concurrently(threads: 2) { thread in
+            if thread == 0 {
+                for _ in 0..<5_000 {
+                    let canary = Canary()
+                    boxes.append(WeakBox(canary))
+                    observer.observe(messenger) { [canary] _ in _ = canary }
+                }
+            } else {
+                for _ in 0..<5_000 { messenger.stopBeingObserved() }
+            }
+        }
+        messenger.stopBeingObserved()
+        #expect(messenger.observationCount == 0)
+        #expect(!observer.isObserving(messenger))
+        let alive = boxes.elements.filter { !$0.isFreed }.count
+        #expect(alive == 0, "\(alive) handlers (and what they captured) still alive")
+    }
+
+    @Test func variableSendRacingWithSetsKeepsTheChainOfUpdates() {
+        let number = Var(0)
+        let updates = Recording<Update<Int>>()
+        let observer = TestObserver()
+        observer.observe(number) { updates.append($0) }
+        concurrently(threads: 2) { thread in
+            for index in 1...5_000 {
+                if thread == 0 { number.value = index } else { number.send() }
+            }
+        }
+        let chain = updates.elements
+        let broken = zip(chain, chain.dropFirst()).filter { $0.new != $1.old }.count
+        #expect(broken == 0, "\(broken) updates whose old is not the previous new")
+        #expect(chain.last?.new == number.value)
+    }
+
+    @Test func stopBeingObservedByAnObserverRacingWithObserverDeathDoesNotDeadlock() {
+        let finished = finishes(within: 60) {
+            let messenger = SharedMessenger<Int>()
+            let fixed = TestObserver()
+            let others = (0..<16).map { _ in TestObserver() }
+            for other in others { other.observe(messenger) { _ in } }
+            concurrently(threads: 3) { thread in
+                if thread == 0 {
+                    for _ in 0..<20_000 { messenger.stopBeingObserved(by: fixed) }
+                } else {
+                    for _ in 0..<20_000 {
+                        let observer = TestObserver()
+                        observer.observe(messenger) { _ in }
+                    }
+                }
+            }
+            #expect(messenger.observationCount == 16)
+            _ = others
+        }
+        #expect(finished, "deadlocked")
     }
 
     @Test func observationCountsStayExactUnderConcurrentChurn() {

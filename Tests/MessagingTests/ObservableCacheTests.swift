@@ -1,3 +1,4 @@
+import HeraldTestSupport
 import Messaging
 import Testing
 

@@ -1,3 +1,4 @@
+import HeraldTestSupport
 import Messaging
 import Testing
 
@@ -40,6 +41,42 @@ struct ObservationCountTests {
         observer?.observe(messenger) { _ in }
         observer = nil
         #expect(states.elements == [true, false])
+    }
+
+    @Test func anObservingDyingIsAOneToZeroTransition() {
+        let messenger = Messenger<Int>()
+        let states = Recording<Bool>()
+        messenger.whenObservationStateChanges { states.append($0) }
+        var observing: Observing<Messenger<Int>>? = Observing(messenger) { _ in }
+        #expect(observing?.isActive == true)
+        observing = nil
+        #expect(states.elements == [true, false])
+    }
+
+    @Test func replacingTheStateHandlerReleasesTheOldOneWithoutDeadlock() {
+        let finished = finishes(within: 10) {
+            let messenger = SharedMessenger<Int>()
+            do {
+                let helper = TestObserver()  // owned only by the first handler
+                helper.observe(messenger) { _ in }
+                messenger.whenObservationStateChanges { [helper] _ in _ = helper }
+            }
+            messenger.whenObservationStateChanges { _ in }
+        }
+        #expect(finished, "deadlocked")
+    }
+
+    @Test func aMessengerDyingWithAHandlerThatOwnsAnObserverDoesNotDeadlock() {
+        let finished = finishes(within: 10) {
+            var messenger: SharedMessenger<Int>? = SharedMessenger()
+            do {
+                let helper = TestObserver()
+                helper.observe(messenger!) { _ in }
+                messenger!.whenObservationStateChanges { [helper] _ in _ = helper }
+            }
+            messenger = nil
+        }
+        #expect(finished, "deadlocked")
     }
 
     @Test func theObservationStateHandlerRunsInOrderWithMessages() {

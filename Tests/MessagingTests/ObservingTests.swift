@@ -1,3 +1,4 @@
+import HeraldTestSupport
 import Messaging
 import Testing
 
@@ -20,9 +21,9 @@ struct ObservingTests {
         var observing: Observing<Var<Int>>? = Observing(number) { update in seen.append(update.new)
         }
         number.value = 1
+        #expect(observing?.isActive == true)
         observing = nil
         number.value = 2
-        #expect(observing == nil)
         #expect(seen.elements == [1])
         #expect(number.observationCount == 0)
     }
@@ -44,6 +45,28 @@ struct ObservingTests {
         #expect(observing.isActive)
         messenger = nil
         #expect(!observing.isActive)
+    }
+
+    @Test func aStoppedObservingFreesItsHandler() {
+        let number = Var(0)
+        var canary: Canary? = Canary()
+        let box = WeakBox(canary!)
+        let observing = Observing(number) { [canary] _ in _ = canary }
+        canary = nil
+        #expect(!box.isFreed)
+        observing.stop()
+        #expect(box.isFreed)
+    }
+
+    @Test func anObservingWhoseObjectDiedFreesItsHandler() {
+        var number: Var<Int>? = Var(0)
+        var canary: Canary? = Canary()
+        let box = WeakBox(canary!)
+        let observing = Observing(number!) { [canary] _ in _ = canary }
+        canary = nil
+        number = nil
+        #expect(!observing.isActive)
+        #expect(box.isFreed)
     }
 
     @Test func anObservingReceivesAuthors() {

@@ -1,3 +1,4 @@
+import HeraldTestSupport
 import Messaging
 import Testing
 
@@ -39,15 +40,12 @@ struct ReadmeTourTests {
         sharedText.value = "Meow"  // Prints "Someone else wrote Meow"
 
         // An observation can also be an object that lives as long as you hold it.
-        var watch: Observing<Var<Int>>? = Observing(number) { update in
-            print("watched \(update.new)")
-        }
+        let watch = Observing(number) { update in print("watched \(update.new)") }
         number <- 7  // Prints "42 → 7", then "watched 7"
-        watch = nil  // ends that observation
+        watch.stop()  // ends that observation (so does dropping `watch`)
         // --- end README tour ---
 
-        #expect(watch == nil)
-        number <- 8
+        number <- 8  // the watch has ended: only the dog's observation prints
         #expect(
             printed.elements == [
                 "The sky is blue", "23 → 42", "Someone else wrote Meow", "42 → 7", "watched 7",

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Messaging
 import Testing
 
@@ -53,6 +54,23 @@ struct VariableCodableTests {
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(Var<Int>.self, from: Data(#"{"other":5}"#.utf8))
         }
+    }
+
+    @Test func aNilOptionalVariableIsLeftOutLikeAPlainOptional() throws {
+        struct Plain: Codable { var count: Int? = nil }
+        struct WithVariable: Codable { var count = Var<Int?>(nil) }
+        struct WithWrapper: Codable { @ObservableVar var count: Int? = nil }
+        let plain = try JSONEncoder().encode(Plain())
+        #expect(String(decoding: plain, as: UTF8.self) == "{}")
+        #expect(try JSONEncoder().encode(WithVariable()) == plain)
+        #expect(try JSONEncoder().encode(WithWrapper()) == plain)
+
+        let decodedVariable = try JSONDecoder().decode(WithVariable.self, from: plain)
+        let decodedWrapper = try JSONDecoder().decode(WithWrapper.self, from: plain)
+        #expect(decodedVariable.count.value == nil)
+        #expect(decodedWrapper.count == nil)
+        let present = try JSONDecoder().decode(WithVariable.self, from: Data(#"{"count":4}"#.utf8))
+        #expect(present.count.value == 4)
     }
 
     @Test func observableVarEncodesAsItsPlainValue() throws {

@@ -1,3 +1,4 @@
+import HeraldTestSupport
 import Messaging
 import Testing
 
@@ -54,6 +55,47 @@ struct VariableTests {
         observer.record(point)
         point.value = Point(1)  // equal but another object: a change (key paths must re-wire)
         #expect(observer.messages.count == 1)
+    }
+
+    @Test func classBoundExistentialsAndAnyObjectChangeByIdentity() {
+        final class Service: Identified {}
+        let first = Service()
+        let second = Service()
+        let service = Var<any Identified>(first)
+        let optionalService = Var<(any Identified)?>(first)
+        let object = Var<AnyObject>(first)
+        let optionalObject = Var<AnyObject?>(nil)
+        let log = Recording<String>()
+        let observer = TestObserver()
+        observer.observe(service) { _ in log.append("service") }
+        observer.observe(optionalService) { _ in log.append("optional service") }
+        observer.observe(object) { _ in log.append("object") }
+        observer.observe(optionalObject) { _ in log.append("optional object") }
+
+        service.value = first
+        optionalService.value = first
+        object.value = first
+        optionalObject.value = nil
+        #expect(log.elements.isEmpty)
+
+        service.value = second
+        optionalService.value = nil
+        object.value = second
+        optionalObject.value = first
+        #expect(log.elements == ["service", "optional service", "object", "optional object"])
+    }
+
+    @Test func nestedOptionalClassReferencesDistinguishTheirNils() {
+        final class Node {}
+        let node = Node()
+        let nested = Var<Node??>(.some(nil))
+        let observer = RecordingObserver<Update<Node??>>()
+        observer.record(nested)
+        nested.value = .some(nil)  // same: no change
+        nested.value = nil  // another nil: a change
+        nested.value = .some(node)
+        nested.value = .some(node)
+        #expect(observer.messages.count == 2)
     }
 
     @Test func nonEquatableValuesAlwaysCountAsChanged() {
@@ -128,3 +170,6 @@ struct VariableTests {
         #expect(Var("a").description == "a")
     }
 }
+
+/// A class-bound protocol for the change-rule tests.
+protocol Identified: AnyObject {}

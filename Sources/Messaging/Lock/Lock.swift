@@ -17,7 +17,7 @@
 /// `@exclusivity(unchecked)`, since the lock, not the runtime, guarantees exclusive access) and
 /// touches them only inside ``withLock(_:)``. Never call user code inside `withLock`.
 @usableFromInline
-struct Lock: ~Copyable, @unchecked Sendable {
+package struct Lock: ~Copyable, @unchecked Sendable {
     #if canImport(Darwin)
         @usableFromInline typealias Primitive = os_unfair_lock
     #else
@@ -26,7 +26,7 @@ struct Lock: ~Copyable, @unchecked Sendable {
 
     @usableFromInline let primitive: UnsafeMutablePointer<Primitive>
 
-    @usableFromInline init() {
+    @usableFromInline package init() {
         primitive = .allocate(capacity: 1)
         #if canImport(Darwin)
             primitive.initialize(to: os_unfair_lock())
@@ -47,7 +47,7 @@ struct Lock: ~Copyable, @unchecked Sendable {
 
     /// Runs `body` with the lock held. Not re-entrant.
     @inlinable @inline(__always)
-    borrowing func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    package borrowing func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         #if canImport(Darwin)
             os_unfair_lock_lock(primitive)
             defer { os_unfair_lock_unlock(primitive) }

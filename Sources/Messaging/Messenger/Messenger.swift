@@ -32,10 +32,19 @@
 /// - Complexity: sending is O(*n*) in the number of observations; it allocates nothing unless
 ///   another send is in progress (then the message is queued).
 open class Messenger<Message>: ObservableObject {
-    @usableFromInline final let core = MessengerCore<Message>()
+    @usableFromInline package final let core: MessengerCore<Message>
 
     /// Creates a messenger with no observers.
-    public init() {}
+    public init() {
+        core = MessengerCore()
+    }
+
+    /// Creates a messenger around an existing core, for Herald's own observable objects that
+    /// must wire their core before `init` finishes.
+    @usableFromInline
+    package init(core: MessengerCore<Message>) {
+        self.core = core
+    }
 
     deinit {
         core.tearDown()

@@ -7,17 +7,17 @@
 /// The hot path (`send`, `run`) is `@inlinable` so that it is specialized for the message type in
 /// the module that sends.
 @usableFromInline
-final class MessengerCore<Message>: @unchecked Sendable {
+package final class MessengerCore<Message>: @unchecked Sendable {
     // `lock` protects `state` (and, in `Variable`, the stored value). User code never runs while
     // it is held: every method computes a `DeliveryStep` under the lock and runs it after.
-    @usableFromInline let lock = Lock()
+    @usableFromInline package let lock = Lock()
     @usableFromInline @exclusivity(unchecked) var state = MessengerState<Message>()
 
-    @usableFromInline init() {}
+    @usableFromInline package init() {}
 
     /// Accepts `message` and delivers it, or leaves it to the thread that is already delivering.
     @inlinable @inline(__always)
-    func send(_ message: Message, from author: AnyAuthor) {
+    package func send(_ message: Message, from author: AnyAuthor) {
         send(from: author) { message }
     }
 
@@ -28,7 +28,7 @@ final class MessengerCore<Message>: @unchecked Sendable {
     /// The common case (nobody else delivering) builds no `DeliveryStep` and borrows the author
     /// from the caller; only the receiver list is retained, as the snapshot.
     @inlinable @inline(__always)
-    func send(from author: AnyAuthor, _ makeMessage: () -> Message?) {
+    package func send(from author: AnyAuthor, _ makeMessage: () -> Message?) {
         var delivery: (message: Message, receivers: ContiguousArray<Connection<Message>?>)? = nil
         let sequence = lock.withLock { () -> UInt64 in
             guard let message = makeMessage() else { return 0 }
@@ -81,12 +81,16 @@ final class MessengerCore<Message>: @unchecked Sendable {
         }
     }
 
-    /// Starts an observation that receives the messages accepted from now on.
-    func connect(
-        receiver: Receiver?, site: DeclarationSite,
+    /// Starts an observation that receives the messages accepted from now on. `atStart` runs
+    /// under the lock at the moment the observation starts, so it can read state (a variable's
+    /// value) that no message accepted afterwards is missing from. It must not call user code.
+    @usableFromInline
+    package func connect(
+        receiver: Receiver?, site: DeclarationSite, atStart: () -> Void = {},
         receive: @escaping (Message, AnyAuthor) -> Void
     ) -> Connection<Message> {
         let (connection, step) = lock.withLock {
+            atStart()
             let connection = Connection(
                 core: self, startSequence: state.nextSequence, receiver: receiver, site: site,
                 receive: receive)
@@ -98,38 +102,46 @@ final class MessengerCore<Message>: @unchecked Sendable {
     }
 
     /// Ends one observation on the messenger side. Harmless if it ended already.
-    func disconnect(_ connection: Connection<Message>) {
+    @usableFromInline
+    package func disconnect(_ connection: Connection<Message>) {
         if let step = lock.withLock({ state.disconnect(connection) }) { run(step) }
     }
 
-    /// Ends every observation owned by `receiver`, or every observation if `receiver` is nil.
-    func disconnectAll(of receiver: Receiver?) {
-        let (removed, step) = lock.withLock {
-            state.disconnectAll { receiver == nil || $0.receiver === receiver }
-        }
+    /// Ends every observation of this messenger.
+    func disconnectAll() {
+        let (removed, step) = lock.withLock { state.disconnectAll() }
         for connection in removed { connection.receiver?.forget(connection) }
         if let step { run(step) }
     }
 
-    /// The messenger died: end every observation without calling the state handler.
-    func tearDown() {
-        let connections = lock.withLock {
-            let all = state.liveConnections
-            for connection in all { connection.markStopped() }
-            state.connections = []
-            state.observationStateHandler = nil
-            return all
-        }
-        for connection in connections { connection.receiver?.forget(connection) }
+    /// Ends every observation of this messenger that `receiver` owns. Works from the receiver's
+    /// side, so that no weak reference to a receiver is loaded (and possibly released, running
+    /// its `deinit`) while this messenger's lock is held.
+    func disconnectAll(of receiver: Receiver) {
+        for connection in receiver.takeConnections(to: self) { connection.detachFromMessenger() }
     }
 
-    var observationCount: Int { lock.withLock { state.liveCount } }
+    /// The messenger died: end every observation without calling the state handler.
+    func tearDown() {
+        // Everything taken out under the lock is released after it: a handler or connection may
+        // hold the last reference to an observer, whose `deinit` takes this lock again.
+        let (connections, handler) = lock.withLock { state.tearDown() }
+        for connection in connections { connection.receiver?.forget(connection) }
+        _ = handler
+    }
+
+    package var observationCount: Int { lock.withLock { state.liveCount } }
 
     var observationSites: [DeclarationSite] {
         lock.withLock { state.liveConnections.map(\.site) }
     }
 
     func setObservationStateHandler(_ handler: @escaping (Bool) -> Void) {
-        lock.withLock { state.observationStateHandler = handler }
+        // The replaced handler is released after unlocking (see `tearDown`).
+        let replaced = lock.withLock {
+            defer { state.observationStateHandler = handler }
+            return state.observationStateHandler
+        }
+        _ = replaced
     }
 }

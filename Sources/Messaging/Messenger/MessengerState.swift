@@ -80,22 +80,30 @@ struct MessengerState<Message> {
         return liveCount == 0 ? observationStateChanged(isObserved: false) : nil
     }
 
-    /// Removes and returns every connection that matches, marking each stopped.
-    mutating func disconnectAll(
-        where matches: (Connection<Message>) -> Bool
-    ) -> ([Connection<Message>], DeliveryStep<Message>?) {
-        var removed: [Connection<Message>] = []
-        for index in connections.indices {
-            guard let connection = connections[index], matches(connection) else { continue }
+    /// Removes and returns every connection, marking each stopped.
+    mutating func disconnectAll() -> ([Connection<Message>], DeliveryStep<Message>?) {
+        let removed = takeAll()
+        guard !removed.isEmpty else { return ([], nil) }
+        return (removed, observationStateChanged(isObserved: false))
+    }
+
+    /// The messenger died: removes and returns every connection (marked stopped) and the
+    /// observation-state handler, which is not called. The caller releases both after unlocking.
+    mutating func tearDown() -> ([Connection<Message>], ((Bool) -> Void)?) {
+        let handler = observationStateHandler
+        observationStateHandler = nil
+        return (takeAll(), handler)
+    }
+
+    private mutating func takeAll() -> [Connection<Message>] {
+        let all = liveConnections
+        for connection in all {
             connection.markStopped()
             connection.slot = -1
-            connections[index] = nil
-            removed.append(connection)
         }
-        guard !removed.isEmpty else { return ([], nil) }
-        liveCount -= removed.count
-        compactIfSparse()
-        return (removed, liveCount == 0 ? observationStateChanged(isObserved: false) : nil)
+        connections = []
+        liveCount = 0
+        return all
     }
 
     /// The live connections in registration order.

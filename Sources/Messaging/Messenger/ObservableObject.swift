@@ -35,8 +35,12 @@ public typealias AnyAuthor = AnyObject
 /// Threads: every method may be called from any thread. A messenger delivers one message at a
 /// time. Handlers run on the thread that called `send`; if another thread is already delivering
 /// this messenger's messages, that thread delivers the new message after the current ones and
-/// `send` returns at once.
-public protocol ObservableObject: AnyObject {
+/// `send` returns at once. (A thread that starts or ends an observation, and so triggers the
+/// observation-state handler, likewise delivers whatever was queued meanwhile.) Swift cannot
+/// check that a handler's isolation matches the sending thread: mutate an object from the
+/// isolation its observers expect (for example the main actor), or hop with the Transforms
+/// layer's `receive(on:)`.
+public protocol ObservableObject<Message>: AnyObject {
     /// The type of the messages this object sends.
     associatedtype Message
     /// The messenger that delivers this object's messages to its observers.
@@ -73,7 +77,7 @@ extension ObservableObject {
 
     /// Ends every observation of this object.
     public func stopBeingObserved() {
-        messenger.core.disconnectAll(of: nil)
+        messenger.core.disconnectAll()
     }
 
     /// The number of observations of this object that are running.
@@ -92,14 +96,15 @@ extension ObservableObject {
     /// Use it to start work only while someone wants the result:
     ///
     /// ```swift
-    /// weather.whenObservationStateChanges { isObserved in
-    ///     isObserved ? weather.startUpdating() : weather.stopUpdating()
+    /// weather.whenObservationStateChanges { [weak weather] isObserved in
+    ///     isObserved ? weather?.startUpdating() : weather?.stopUpdating()
     /// }
     /// ```
     ///
-    /// The handler is called outside any lock, one call at a time and in order with the
-    /// object's messages (it runs like a message delivery, on the delivering thread). It is not
-    /// called when the object dies.
+    /// The object keeps the handler, so capture the object weakly. The handler is called outside
+    /// any lock, one call at a time and in order with the object's messages (it runs like a
+    /// message delivery, see "Threads" in ``ObservableObject``). It is not called when the object
+    /// dies.
     public func whenObservationStateChanges(_ handler: @escaping (_ isObserved: Bool) -> Void) {
         messenger.core.setObservationStateHandler(handler)
     }
@@ -121,6 +126,9 @@ extension ObservableObject {
 public protocol ObservableCache: ObservableObject {
     /// The message that describes the current state, typically the last one sent.
     var latestMessage: Message { get }
+
+    /// Sends ``latestMessage`` to every observer, with this object as its author.
+    func send()
 }
 
 extension ObservableCache {

@@ -14,12 +14,13 @@
 ///
 /// It does not keep the observed object alive. The observation ends when you call ``stop()``,
 /// when the `Observing` dies, or when the observed object's messenger dies (``isActive`` then
-/// turns false).
-public final class Observing<Observed: ObservableObject>: @unchecked Sendable {
-    // Immutable after init; `Connection` is itself thread-safe. Holding no reference to the
-    // observed object (not even a weak one, which would slow every retain of it) is what keeps
-    // it free to die.
-    private let connection: Connection<Observed.Message>
+/// turns false); then its handler, and whatever the handler captured, is freed.
+public final class Observing<Observed: ObservableObject>: Sendable {
+    // The observation is owned by a receiver of its own, like an observer's: when it ends from
+    // either side, the connection (and the handler, with whatever it captured) is freed.
+    private let receiver = Receiver()
+    /// Where the observation was declared.
+    public let site: DeclarationSite
 
     /// Starts observing `observed`; `receive` is called with every message it sends from now on.
     public convenience init(
@@ -35,24 +36,18 @@ public final class Observing<Observed: ObservableObject>: @unchecked Sendable {
         _ observed: Observed, fileID: StaticString = #fileID, line: UInt = #line,
         receive: @escaping (Observed.Message, AnyAuthor) -> Void
     ) {
-        connection = observed.messenger.core.connect(
-            receiver: nil, site: DeclarationSite(fileID: fileID, line: line), receive: receive)
-    }
-
-    deinit {
-        connection.detachFromMessenger()
+        site = DeclarationSite(fileID: fileID, line: line)
+        _ = observed.messenger.core.connect(receiver: receiver, site: site, receive: receive)
     }
 
     /// Whether the observation still runs: neither stopped nor ended by the observed object's
     /// death.
-    public var isActive: Bool { connection.isActive }
+    public var isActive: Bool { receiver.hasConnections }
 
-    /// Where the observation was declared.
-    public var site: DeclarationSite { connection.site }
-
-    /// Ends the observation. No message is delivered to it after `stop()` returns, except one
-    /// whose delivery had already begun on another thread. Calling it again is harmless.
+    /// Ends the observation and frees its handler. No message is delivered to it after `stop()`
+    /// returns, except one whose delivery had already begun on another thread. Calling it again
+    /// is harmless.
     public func stop() {
-        connection.detachFromMessenger()
+        for connection in receiver.takeConnections(to: nil) { connection.detachFromMessenger() }
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// `UInt64.max` once it is stopped, so that one atomic load and compare per delivery decides both
 /// "started before this message was accepted" (promise 10) and "not stopped" (promise 7).
 @usableFromInline
-class ConnectionBase: @unchecked Sendable {
+package class ConnectionBase: @unchecked Sendable {
     /// Start sequence, or `stoppedGate`. Written under the messenger's lock, read without it.
     @usableFromInline final let gate: Atomic<UInt64>
     /// The receiver (observer side) owning this connection, if any. `Observing` has none.
@@ -27,20 +27,21 @@ class ConnectionBase: @unchecked Sendable {
     }
 
     /// Whether the connection still delivers messages.
-    final var isActive: Bool { gate.load(ordering: .relaxed) != Self.stoppedGate }
+    package final var isActive: Bool { gate.load(ordering: .relaxed) != Self.stoppedGate }
 
     /// Marks the connection stopped; no delivery starts after this returns.
     final func markStopped() { gate.store(Self.stoppedGate, ordering: .releasing) }
 
     /// Removes the connection from its messenger (marking it stopped). Does not touch the receiver.
-    func detachFromMessenger() { fatalError("abstract") }
+    @usableFromInline
+    package func detachFromMessenger() { fatalError("abstract") }
 
     /// Whether `core` is the messenger core this connection belongs to.
     func belongs(to core: AnyObject) -> Bool { fatalError("abstract") }
 }
 
 @usableFromInline
-final class Connection<Message>: ConnectionBase, @unchecked Sendable {
+package final class Connection<Message>: ConnectionBase, @unchecked Sendable {
     @usableFromInline let receive: (Message, AnyAuthor) -> Void
     let core: MessengerCore<Message>
     /// Index in the core's connection list; -1 once removed. Guarded by the core's lock.
@@ -61,7 +62,8 @@ final class Connection<Message>: ConnectionBase, @unchecked Sendable {
         gate.load(ordering: .acquiring) <= sequence
     }
 
-    override func detachFromMessenger() {
+    @usableFromInline
+    override package func detachFromMessenger() {
         core.disconnect(self)
     }
 

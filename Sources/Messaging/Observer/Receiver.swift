@@ -14,9 +14,18 @@ public final class Receiver: @unchecked Sendable {
     // `lock` protects `connections`.
     private let lock = Lock()
     @exclusivity(unchecked) private var connections: ContiguousArray<ConnectionBase> = []
+    private let observationEnded: (@Sendable () -> Void)?
 
     /// Creates a receiver that owns no observations yet.
-    public init() {}
+    public init() {
+        observationEnded = nil
+    }
+
+    /// Creates a receiver that calls `observationEnded` whenever one of its observations is ended
+    /// from the observed side (the observed object died or stopped being observed).
+    package init(whenAnObservationEnds observationEnded: @escaping @Sendable () -> Void) {
+        self.observationEnded = observationEnded
+    }
 
     deinit {
         let owned = lock.withLock {
@@ -27,16 +36,25 @@ public final class Receiver: @unchecked Sendable {
         for connection in owned { connection.detachFromMessenger() }
     }
 
+    /// Takes ownership of a new connection, unless the observed side already ended it (a stop
+    /// that raced with the start: the stopper marks the connection stopped before it asks the
+    /// receiver to forget it, so checking here, under the receiver's lock, loses nothing).
     func add(_ connection: ConnectionBase) {
-        lock.withLock { connections.append(connection) }
+        lock.withLock {
+            if connection.isActive { connections.append(connection) }
+        }
     }
 
+    /// The observed side ended `connection`.
     func forget(_ connection: ConnectionBase) {
-        lock.withLock {
-            if let index = connections.lastIndex(where: { $0 === connection }) {
-                connections.remove(at: index)
+        let removed = lock.withLock {
+            guard let index = connections.lastIndex(where: { $0 === connection }) else {
+                return false
             }
+            connections.remove(at: index)
+            return true
         }
+        if removed { observationEnded?() }
     }
 
     /// Removes and returns the connections to a messenger's core, or all connections if it is nil.
@@ -55,6 +73,11 @@ public final class Receiver: @unchecked Sendable {
             }
             return taken
         }
+    }
+
+    /// Whether the receiver owns a running observation.
+    var hasConnections: Bool {
+        lock.withLock { connections.contains { $0.isActive } }
     }
 
     func isConnected(to messenger: AnyObject) -> Bool {

@@ -1,45 +1,73 @@
 /// Decides whether setting a variable's value is a change (promise 5):
-/// - class references (and optional class references) change when the new one is another
-///   object (`!==`, EBN's pointer rule, also for `Equatable` classes, so that key paths re-wire
-///   whenever an intermediate object is replaced);
-/// - other `Equatable` values change when they are `!=`;
-/// - anything else always counts as changed.
+/// - object references change when the new one is another object (`!==`, EBN's pointer rule,
+///   also for `Equatable` classes, so that key paths re-wire whenever an intermediate object is
+///   replaced). Object references are classes and class-bound existentials (`AnyObject`,
+///   `any P` where `P: AnyObject`), and optionals of these at any depth;
+/// - other `Equatable` values change when they are `!=` (so a `Float` NaN replaced by NaN is a
+///   change, as `!=` says);
+/// - any other value always counts as changed, unless old and new are the same object (an
+///   existential holding an object) or both `nil`.
 ///
 /// The rule is chosen once per variable from the value's type at run time, so a single generic
 /// initializer (and decoding) picks the right rule without overloads.
 @usableFromInline
 struct ChangeRule<Value>: @unchecked Sendable {
-    @usableFromInline let isSame: ((Value, Value) -> Bool)?
+    @usableFromInline let isSame: (Value, Value) -> Bool
 
     @usableFromInline init() {
         if Self.isObjectReference {
-            isSame = { lhs, rhs in
-                withUnsafeBytes(of: lhs) { l in
-                    withUnsafeBytes(of: rhs) { r in l.load(as: UInt.self) == r.load(as: UInt.self) }
-                }
-            }
+            isSame = Self.sameObject
         } else if let equatable = Value.self as? any Equatable.Type {
             isSame = Self.equality(equatable)
         } else {
-            isSame = nil
+            isSame = Self.sameObjectOrBothNil
         }
     }
 
     /// Whether going from `old` to `new` is a change.
     @inlinable @inline(__always)
     func isChange(from old: Value, to new: Value) -> Bool {
-        guard let isSame else { return true }
-        return !isSame(old, new)
+        !isSame(old, new)
     }
 
-    /// `Value` is a class or an optional class: one pointer, compared by address.
+    /// `Value` is an object reference, possibly wrapped in optionals. Its first word is then the
+    /// object's address (or, for `nil` at some depth, a value no object has), so comparing first
+    /// words is `===` with `nil` handled.
     private static var isObjectReference: Bool {
-        guard MemoryLayout<Value>.size == MemoryLayout<UInt>.size else { return false }
-        if Value.self is AnyObject.Type { return true }
-        if let optional = Value.self as? any _OptionalType.Type {
-            return optional._wrappedType is AnyObject.Type
+        var type: Any.Type = Value.self
+        while let optional = type as? any _OptionalType.Type { type = optional._wrappedType }
+        return type is AnyObject.Type
+    }
+
+    private static func sameObject(_ lhs: Value, _ rhs: Value) -> Bool {
+        withUnsafeBytes(of: lhs) { l in
+            withUnsafeBytes(of: rhs) { r in l.load(as: UInt.self) == r.load(as: UInt.self) }
         }
-        return false
+    }
+
+    /// The dynamic rule for values whose type says neither "object" nor "Equatable": the same
+    /// object (after unwrapping optionals), or both `nil`, is no change; anything else is.
+    private static func sameObjectOrBothNil(_ lhs: Value, _ rhs: Value) -> Bool {
+        switch (unwrapped(lhs), unwrapped(rhs)) {
+        case (nil, nil):
+            return true
+        case (let left?, let right?):
+            guard type(of: left) is AnyObject.Type, type(of: right) is AnyObject.Type else {
+                return false
+            }
+            return (left as AnyObject) === (right as AnyObject)
+        default:
+            return false
+        }
+    }
+
+    private static func unwrapped(_ value: Value) -> Any? {
+        var current: Any = value
+        while let optional = current as? any _OptionalType {
+            guard let wrapped = optional._wrappedValue else { return nil }
+            current = wrapped
+        }
+        return current
     }
 
     private static func equality<E: Equatable>(_: E.Type) -> (Value, Value) -> Bool {
@@ -58,8 +86,10 @@ struct ChangeRule<Value>: @unchecked Sendable {
 /// Lets `ChangeRule` see through `Optional` to its wrapped type.
 protocol _OptionalType {
     static var _wrappedType: Any.Type { get }
+    var _wrappedValue: Any? { get }
 }
 
 extension Optional: _OptionalType {
     static var _wrappedType: Any.Type { Wrapped.self }
+    var _wrappedValue: Any? { self.map { $0 } }
 }

@@ -14,7 +14,7 @@
 /// itself, for observing or for setting with an author (`model.$title.set("x", as: self)`). A
 /// copy of a struct holding an `@ObservableVar` shares the variable.
 @propertyWrapper
-public struct ObservableVar<Value>: Sendable {
+public struct ObservableVar<Value> {
     /// The variable behind the property.
     public let projectedValue: Variable<Value>
 
@@ -29,6 +29,8 @@ public struct ObservableVar<Value>: Sendable {
         projectedValue = Variable(wrappedValue)
     }
 }
+
+extension ObservableVar: Sendable where Value: Sendable {}
 
 extension ObservableVar: Encodable where Value: Encodable {
     /// Encodes the plain value.

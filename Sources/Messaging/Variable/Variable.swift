@@ -23,9 +23,7 @@ public typealias Var = Variable
 /// Thread safety: ``value`` may be read and set from any thread; see ``ObservableObject`` for
 /// where handlers run. `Value`'s `==` is called while the variable is locked, so it must not
 /// access the variable itself.
-public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache,
-    @unchecked Sendable
-{
+public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache {
     // Guarded by the core's lock, together with the messenger state, so that a change and the
     // acceptance of its update are one atomic step.
     @usableFromInline @exclusivity(unchecked) var storedValue: Value
@@ -71,12 +69,34 @@ public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache,
         }
     }
 
+    /// Starts an observation and passes the value it starts from to `initial`, atomically: every
+    /// later change arrives as a message. `initial` runs under the lock and must not call user
+    /// code.
+    package func connect(
+        receiver: Receiver?, site: DeclarationSite, initial: (Value) -> Void,
+        receive: @escaping (Update<Value>, AnyAuthor) -> Void
+    ) -> Connection<Update<Value>> {
+        core.connect(
+            receiver: receiver, site: site, atStart: { initial(storedValue) }, receive: receive)
+    }
+
     /// An update whose `old` and `new` are both the current value.
     public var latestMessage: Update<Value> {
         let current = value
         return Update(current, current)
     }
+
+    /// Sends an update whose `old` and `new` are both the current value ("here is the current
+    /// state"), authored by the variable. Reading the value and accepting the update are one
+    /// atomic step, so the update never interrupts the chain of concurrent changes.
+    public func send() {
+        core.send(from: self) { Update(storedValue, storedValue) }
+    }
 }
+
+// The stored value and the messenger state are protected by the core's lock; sharing the
+// variable shares its values, so it is `Sendable` when they are.
+extension Variable: @unchecked Sendable where Value: Sendable {}
 
 infix operator <- : AssignmentPrecedence
 
