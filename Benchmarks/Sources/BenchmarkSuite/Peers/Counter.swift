@@ -1,0 +1,6 @@
+/// The trivial work every handler does: add to a counter in a captured final class. The counter
+/// is returned as the trial's checksum and summed into a sink that is printed, so the optimizer
+/// cannot delete the deliveries.
+final class Counter {
+    var value = 0
+}
