@@ -1,5 +1,5 @@
 import HeraldTestSupport
-import Messaging
+import KeyPathBridge
 import Testing
 
 /// README.md's "30-second tour", verbatim inside the test, with `print` captured.
@@ -39,6 +39,13 @@ struct ReadmeTourTests {
         sharedText.set("Woof", as: dog)  // the dog's own edit: prints nothing
         sharedText.value = "Meow"  // Prints "Someone else wrote Meow"
 
+        // Transforms shape messages, ad hoc on one observation or as objects that several can observe.
+        let title = Var<String?>(nil)
+        dog.observe(title).new().unwrap("Untitled").map({ $0.count }) { length in
+            print("The title has \(length) characters")
+        }
+        title.value = "Draft"  // Prints "The title has 5 characters"
+
         // An observation can also be an object that lives as long as you hold it.
         let watch = Observing(number) { update in print("watched \(update.new)") }
         number <- 7  // Prints "42 → 7", then "watched 7"
@@ -48,7 +55,8 @@ struct ReadmeTourTests {
         number <- 8  // the watch has ended: only the dog's observation prints
         #expect(
             printed.elements == [
-                "The sky is blue", "23 → 42", "Someone else wrote Meow", "42 → 7", "watched 7",
+                "The sky is blue", "23 → 42", "Someone else wrote Meow",
+                "The title has 5 characters", "42 → 7", "watched 7",
                 "7 → 8",
             ])
     }

@@ -1,0 +1,138 @@
+import Messaging
+
+extension ObservableObject {
+    /// A stand-alone transform that sends only the messages whose author passes `isIncluded`.
+    ///
+    /// ```swift
+    /// let friendMessages = messenger.filterAuthor { friends.contains($0) }
+    /// ```
+    @inlinable
+    public func filterAuthor(
+        fileID: StaticString = #fileID, line: UInt = #line,
+        _ isIncluded: @escaping (AnyAuthor) -> Bool
+    ) -> Filter<Self, Message> {
+        Filter(self, site: DeclarationSite(fileID: fileID, line: line)) { message, author in
+            isIncluded(author) ? message : nil
+        }
+    }
+
+    /// A stand-alone transform that sends only the messages authored by `author`. It holds
+    /// `author` weakly; once the author is gone, nothing passes.
+    ///
+    /// ```swift
+    /// let joesMessages = messenger.from(joe)
+    /// ```
+    @inlinable
+    public func from(
+        _ author: AnyAuthor, fileID: StaticString = #fileID, line: UInt = #line
+    ) -> Filter<Self, Message> {
+        filterAuthor(fileID: fileID, line: line, AuthorFilter.from(author))
+    }
+
+    /// A stand-alone transform that sends only the messages not authored by `author`. It holds
+    /// `author` weakly; once the author is gone, everything passes.
+    ///
+    /// ```swift
+    /// let humanMessages = messenger.notFrom(hal9000)
+    /// ```
+    @inlinable
+    public func notFrom(
+        _ author: AnyAuthor, fileID: StaticString = #fileID, line: UInt = #line
+    ) -> Filter<Self, Message> {
+        filterAuthor(fileID: fileID, line: line, AuthorFilter.notFrom(author))
+    }
+}
+
+extension ObservationChain {
+    /// Lets only the messages through whose author passes `isIncluded`.
+    @inlinable
+    public func filterAuthor(
+        _ isIncluded: @escaping (AnyAuthor) -> Bool
+    ) -> ObservationChain<Origin, Message> {
+        appending { message, author in isIncluded(author) ? message : nil }
+    }
+
+    /// Receives only the messages whose author passes `isIncluded`.
+    @inlinable
+    public func filterAuthor(
+        _ isIncluded: @escaping (AnyAuthor) -> Bool, receive: @escaping (Message) -> Void
+    ) {
+        filterAuthor(isIncluded).receive(receive)
+    }
+
+    /// Receives only the messages whose author passes `isIncluded`, with their authors.
+    @inlinable
+    public func filterAuthor(
+        _ isIncluded: @escaping (AnyAuthor) -> Bool,
+        receive: @escaping (Message, AnyAuthor) -> Void
+    ) {
+        filterAuthor(isIncluded).receive(receive)
+    }
+
+    /// Lets only the messages through that `author` wrote (held weakly).
+    @inlinable
+    public func from(_ author: AnyAuthor) -> ObservationChain<Origin, Message> {
+        filterAuthor(AuthorFilter.from(author))
+    }
+
+    /// Receives only the messages that `author` wrote (held weakly).
+    @inlinable
+    public func from(_ author: AnyAuthor, receive: @escaping (Message) -> Void) {
+        from(author).receive(receive)
+    }
+
+    /// Receives only the messages that `author` wrote (held weakly), with their authors.
+    @inlinable
+    public func from(_ author: AnyAuthor, receive: @escaping (Message, AnyAuthor) -> Void) {
+        from(author).receive(receive)
+    }
+
+    /// Lets only the messages through that `author` did not write (held weakly): the way to
+    /// ignore your own changes to shared state.
+    ///
+    /// ```swift
+    /// observe(sharedText).notFrom(self) { update in reload() }
+    /// sharedText.set("my edit", as: self)   // not received by self
+    /// ```
+    @inlinable
+    public func notFrom(_ author: AnyAuthor) -> ObservationChain<Origin, Message> {
+        filterAuthor(AuthorFilter.notFrom(author))
+    }
+
+    /// Receives only the messages that `author` did not write (held weakly).
+    @inlinable
+    public func notFrom(_ author: AnyAuthor, receive: @escaping (Message) -> Void) {
+        notFrom(author).receive(receive)
+    }
+
+    /// Receives only the messages that `author` did not write (held weakly), with their authors.
+    @inlinable
+    public func notFrom(_ author: AnyAuthor, receive: @escaping (Message, AnyAuthor) -> Void) {
+        notFrom(author).receive(receive)
+    }
+}
+
+/// The author predicates behind `from` and `notFrom`, shared by both forms. They capture the
+/// author weakly so that an observation never keeps an author alive.
+@usableFromInline
+enum AuthorFilter {
+    // Both compare addresses first and load the weak reference only when they match: a weak
+    // load on every delivery would be the slowest part of a shared-state observation. The weak
+    // reference only guards against a new object that reuses a dead author's address.
+
+    @inlinable
+    static func from(_ author: AnyAuthor) -> (AnyAuthor) -> Bool {
+        let identity = ObjectIdentifier(author)
+        return { [weak author] candidate in
+            ObjectIdentifier(candidate) == identity && author != nil
+        }
+    }
+
+    @inlinable
+    static func notFrom(_ author: AnyAuthor) -> (AnyAuthor) -> Bool {
+        let identity = ObjectIdentifier(author)
+        return { [weak author] candidate in
+            ObjectIdentifier(candidate) != identity || author == nil
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Messaging
+
+/// A stand-alone transform that sends some of its origin's messages, possibly of another type.
+/// `filter`, `select`, `unwrap()`, `changes()` and the author filters create one.
+///
+/// ```swift
+/// let messenger = Messenger<String>()
+/// let shortMessages = messenger.filter { $0.count < 10 }
+/// ```
+///
+/// You must hold a stand-alone transform: observing it does not keep it alive. It holds its
+/// ``origin`` strongly; replace the origin to re-wire it. Authors pass through unchanged.
+public final class Filter<Origin: ObservableObject, Message>: Messenger<Message> {
+    // Immutable after init; `OriginLink` is thread-safe.
+    @usableFromInline let link: OriginLink<Origin>
+
+    @inlinable
+    init(
+        _ origin: Origin, site: DeclarationSite,
+        transform: @escaping (Origin.Message, AnyAuthor) -> Message?
+    ) {
+        let core = MessengerCore<Message>()
+        link = OriginLink(origin: origin, site: site) { message, author in
+            if let transformed = transform(message, author) { core.send(transformed, from: author) }
+        }
+        super.init(core: core)
+    }
+
+    /// The observable object whose messages this transform filters. Setting it re-wires the
+    /// transform to the new origin.
+    public var origin: Origin {
+        get { link.origin! }
+        set { link.origin = newValue }
+    }
+}
+
+extension ObservableObject {
+    /// A stand-alone transform that sends only the messages for which `isIncluded` is true.
+    ///
+    /// ```swift
+    /// let bigNumbers = numbers.filter { $0 > 9 }
+    /// ```
+    @inlinable
+    public func filter(
+        fileID: StaticString = #fileID, line: UInt = #line,
+        _ isIncluded: @escaping (Message) -> Bool
+    ) -> Filter<Self, Message> {
+        Filter(self, site: DeclarationSite(fileID: fileID, line: line)) { message, _ in
+            isIncluded(message) ? message : nil
+        }
+    }
+}
+
+extension ObservationChain {
+    /// Lets only the messages through for which `isIncluded` is true.
+    ///
+    /// ```swift
+    /// observer.observe(numbers).filter { $0 > 9 }.receive { bigNumber in }
+    /// ```
+    @inlinable
+    public func filter(
+        _ isIncluded: @escaping (Message) -> Bool
+    ) -> ObservationChain<Origin, Message> {
+        appending { message, _ in isIncluded(message) ? message : nil }
+    }
+
+    /// Receives only the messages for which `isIncluded` is true.
+    @inlinable
+    public func filter(
+        _ isIncluded: @escaping (Message) -> Bool, receive: @escaping (Message) -> Void
+    ) {
+        filter(isIncluded).receive(receive)
+    }
+
+    /// Receives only the messages for which `isIncluded` is true, with their authors.
+    @inlinable
+    public func filter(
+        _ isIncluded: @escaping (Message) -> Bool,
+        receive: @escaping (Message, AnyAuthor) -> Void
+    ) {
+        filter(isIncluded).receive(receive)
+    }
+}
+
+// Thread-safe by construction (its links and messenger core own locks); it is `Sendable` when
+// what it holds and sends is.
+extension Filter: @unchecked Sendable where Origin: Sendable, Message: Sendable {}
