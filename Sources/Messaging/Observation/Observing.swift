@@ -27,17 +27,23 @@ public final class Observing<Observed: ObservableObject>: Sendable {
         _ observed: Observed, fileID: StaticString = #fileID, line: UInt = #line,
         receive: @escaping (Observed.Message) -> Void
     ) {
-        self.init(observed, fileID: fileID, line: line) { message, _ in receive(message) }
+        self.init(observed, site: DeclarationSite(fileID: fileID, line: line), handler: .message(receive))
     }
 
     /// Starts observing `observed`; `receive` is called with every message it sends from now on,
     /// together with the message's author.
-    public init(
+    public convenience init(
         _ observed: Observed, fileID: StaticString = #fileID, line: UInt = #line,
         receive: @escaping (Observed.Message, AnyAuthor) -> Void
     ) {
-        site = DeclarationSite(fileID: fileID, line: line)
-        _ = observed.messenger.core.connect(receiver: receiver, site: site, receive: receive)
+        self.init(
+            observed, site: DeclarationSite(fileID: fileID, line: line),
+            handler: .messageAndAuthor(receive))
+    }
+
+    private init(_ observed: Observed, site: DeclarationSite, handler: Handler<Observed.Message>) {
+        self.site = site
+        _ = observed.messenger.core.connect(receiver: receiver, site: site, handler: handler)
     }
 
     /// Whether the observation still runs: neither stopped nor ended by the observed object's

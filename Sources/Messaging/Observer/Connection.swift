@@ -1,6 +1,6 @@
 import Synchronization
 
-/// One observation: the link between one messenger and one receiving closure.
+/// One observation: the link between one messenger and one handler.
 ///
 /// A connection is referenced by its messenger's list and by its receiver's list. It refers to
 /// the messenger's core strongly (the core outlives the messenger only until its connections are
@@ -13,13 +13,16 @@ import Synchronization
 package class ConnectionBase: @unchecked Sendable {
     /// Start sequence, or `stoppedGate`. Written under the messenger's lock, read without it.
     @usableFromInline final let gate: Atomic<UInt64>
-    /// The receiver (observer side) owning this connection, if any. `Observing` has none.
+    /// The receiver (observer side) owning this connection, if any.
     final weak let receiver: Receiver?
     /// Where the observation was declared.
     final let site: DeclarationSite
+    /// Index in the messenger's `ConnectionList`; -1 once removed. Guarded by the messenger's lock.
+    @usableFromInline final var slot = -1
 
     static var stoppedGate: UInt64 { .max }
 
+    @usableFromInline
     init(startSequence: UInt64, receiver: Receiver?, site: DeclarationSite) {
         gate = Atomic(startSequence)
         self.receiver = receiver
@@ -40,19 +43,26 @@ package class ConnectionBase: @unchecked Sendable {
     func belongs(to core: AnyObject) -> Bool { fatalError("abstract") }
 }
 
+/// What an observation calls with each message: the user's closure as it was given, so that
+/// delivering is one indirect call and observing allocates no wrapper.
+@usableFromInline
+package enum Handler<Message> {
+    case message((Message) -> Void)
+    case messageAndAuthor((Message, AnyAuthor) -> Void)
+}
+
 @usableFromInline
 package final class Connection<Message>: ConnectionBase, @unchecked Sendable {
-    @usableFromInline let receive: (Message, AnyAuthor) -> Void
-    let core: MessengerCore<Message>
-    /// Index in the core's connection list; -1 once removed. Guarded by the core's lock.
-    var slot = -1
+    @usableFromInline let handler: Handler<Message>
+    @usableFromInline let core: MessengerCore<Message>
 
+    @usableFromInline
     init(
         core: MessengerCore<Message>, startSequence: UInt64, receiver: Receiver?,
-        site: DeclarationSite, receive: @escaping (Message, AnyAuthor) -> Void
+        site: DeclarationSite, handler: Handler<Message>
     ) {
         self.core = core
-        self.receive = receive
+        self.handler = handler
         super.init(startSequence: startSequence, receiver: receiver, site: site)
     }
 
@@ -60,6 +70,15 @@ package final class Connection<Message>: ConnectionBase, @unchecked Sendable {
     @inlinable @inline(__always)
     func accepts(_ sequence: UInt64) -> Bool {
         gate.load(ordering: .acquiring) <= sequence
+    }
+
+    /// Calls the handler.
+    @inlinable @inline(__always)
+    func deliver(_ message: Message, from author: AnyAuthor) {
+        switch handler {
+        case .message(let receive): receive(message)
+        case .messageAndAuthor(let receive): receive(message, author)
+        }
     }
 
     @usableFromInline

@@ -27,13 +27,14 @@ extension Observer {
     ///
     /// Starting an observation sends nothing. Observing the same object twice starts two
     /// observations. `fileID` and `line` record where the observation was declared for debugging.
+    @inlinable
     public func observe<Observed: ObservableObject>(
         _ observable: Observed, fileID: StaticString = #fileID, line: UInt = #line,
         receive: @escaping (Observed.Message) -> Void
     ) {
         _ = observable.messenger.core.connect(
             receiver: receiver, site: DeclarationSite(fileID: fileID, line: line),
-            receive: { message, _ in receive(message) })
+            handler: .message(receive))
     }
 
     /// Starts observing `observable`: `receive` is called with every message it sends from now
@@ -45,6 +46,7 @@ extension Observer {
     ///     print(update.new)
     /// }
     /// ```
+    @inlinable
     public func observe<Observed: ObservableObject>(
         _ observable: Observed, fileID: StaticString = #fileID, line: UInt = #line,
         receive: @escaping (Observed.Message, AnyAuthor) -> Void

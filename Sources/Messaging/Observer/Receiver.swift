@@ -39,6 +39,7 @@ public final class Receiver: @unchecked Sendable {
     /// Takes ownership of a new connection, unless the observed side already ended it (a stop
     /// that raced with the start: the stopper marks the connection stopped before it asks the
     /// receiver to forget it, so checking here, under the receiver's lock, loses nothing).
+    @usableFromInline
     func add(_ connection: ConnectionBase) {
         lock.withLock {
             if connection.isActive { connections.append(connection) }

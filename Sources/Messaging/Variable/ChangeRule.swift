@@ -14,6 +14,7 @@
 struct ChangeRule<Value>: @unchecked Sendable {
     @usableFromInline let isSame: (Value, Value) -> Bool
 
+    /// The rule for any `Value`, classified at run time.
     @usableFromInline init() {
         if Self.isObjectReference {
             isSame = Self.sameObject
@@ -22,6 +23,24 @@ struct ChangeRule<Value>: @unchecked Sendable {
         } else {
             isSame = Self.sameObjectOrBothNil
         }
+    }
+
+    /// The rule for a `Value` known to be `Equatable` where it is created: the same rule as
+    /// `init()`, but `==` is specialized for `Value` in the caller's module (an `Int` compare
+    /// instead of a generic one). `SendableMetatype`: the stored comparison captures the
+    /// `Equatable` conformance, which must not be isolated to an actor.
+    @inlinable
+    init(equatable: Value.Type) where Value: Equatable & SendableMetatype {
+        if Self.isObjectReference {
+            isSame = Self.sameObject
+        } else {
+            isSame = Self.isEqual
+        }
+    }
+
+    @inlinable
+    static func isEqual(_ lhs: Value, _ rhs: Value) -> Bool where Value: Equatable {
+        lhs == rhs
     }
 
     /// Whether going from `old` to `new` is a change.
@@ -33,13 +52,15 @@ struct ChangeRule<Value>: @unchecked Sendable {
     /// `Value` is an object reference, possibly wrapped in optionals. Its first word is then the
     /// object's address (or, for `nil` at some depth, a value no object has), so comparing first
     /// words is `===` with `nil` handled.
-    private static var isObjectReference: Bool {
+    @usableFromInline
+    static var isObjectReference: Bool {
         var type: Any.Type = Value.self
         while let optional = type as? any _OptionalType.Type { type = optional._wrappedType }
         return type is AnyObject.Type
     }
 
-    private static func sameObject(_ lhs: Value, _ rhs: Value) -> Bool {
+    @usableFromInline
+    static func sameObject(_ lhs: Value, _ rhs: Value) -> Bool {
         withUnsafeBytes(of: lhs) { l in
             withUnsafeBytes(of: rhs) { r in l.load(as: UInt.self) == r.load(as: UInt.self) }
         }

@@ -28,6 +28,13 @@ public struct ObservableVar<Value> {
     public init(wrappedValue: Value) {
         projectedValue = Variable(wrappedValue)
     }
+
+    /// Wraps a new variable holding `wrappedValue` (with the change check specialized for an
+    /// `Equatable` value).
+    @inlinable
+    public init(wrappedValue: Value) where Value: Equatable & SendableMetatype {
+        projectedValue = Variable(wrappedValue)
+    }
 }
 
 extension ObservableVar: Sendable where Value: Sendable {}

@@ -27,11 +27,21 @@ public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache {
     // Guarded by the core's lock, together with the messenger state, so that a change and the
     // acceptance of its update are one atomic step.
     @usableFromInline @exclusivity(unchecked) var storedValue: Value
-    @usableFromInline let changeRule = ChangeRule<Value>()
+    @usableFromInline let changeRule: ChangeRule<Value>
 
     /// Creates a variable holding `value`.
     public init(_ value: Value) {
         storedValue = value
+        changeRule = ChangeRule()
+        super.init()
+    }
+
+    /// Creates a variable holding `value`. (For `Equatable` values the change check is then
+    /// specialized in your module; the rule is the same.)
+    @inlinable
+    public init(_ value: Value) where Value: Equatable & SendableMetatype {
+        storedValue = value
+        changeRule = ChangeRule(equatable: Value.self)
         super.init()
     }
 
