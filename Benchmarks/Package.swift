@@ -17,6 +17,7 @@ let package = Package(
             name: "BenchmarkSuite",
             dependencies: [
                 .product(name: "Messaging", package: "Herald"),
+                .product(name: "Transforms", package: "Herald"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
