@@ -58,13 +58,20 @@ package final class MessengerCore<Message>: @unchecked Sendable {
         _ message: Message, from author: AnyAuthor, sequence: UInt64,
         to receivers: ContiguousArray<ConnectionBase?>
     ) {
-        // `receivers` keeps every connection alive for the loop, so they are borrowed
-        // unretained; every element of a core's list is a `Connection<Message>`.
+        // `receivers` keeps every connection alive for the whole loop, so each is borrowed
+        // without retain/release (an `Optional` class reference is one pointer, nil as null);
+        // every element of a core's list is a `Connection<Message>`.
         receivers.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices {
-                guard let element = buffer[index] else { continue }
-                unowned(unsafe) let connection = unsafeDowncast(element, to: Connection<Message>.self)
-                if connection.accepts(sequence) { connection.deliver(message, from: author) }
+            guard let base = buffer.baseAddress else { return }
+            UnsafeRawPointer(base).withMemoryRebound(
+                to: UnsafeRawPointer?.self, capacity: buffer.count
+            ) { elements in
+                for index in 0..<buffer.count {
+                    guard let element = elements[index] else { continue }
+                    Unmanaged<Connection<Message>>.fromOpaque(element)._withUnsafeGuaranteedRef {
+                        if $0.accepts(sequence) { $0.deliver(message, from: author) }
+                    }
+                }
             }
         }
     }

@@ -27,7 +27,8 @@ public final class Observing<Observed: ObservableObject>: Sendable {
         _ observed: Observed, fileID: StaticString = #fileID, line: UInt = #line,
         receive: @escaping (Observed.Message) -> Void
     ) {
-        self.init(observed, site: DeclarationSite(fileID: fileID, line: line), handler: .message(receive))
+        self.init(
+            observed, site: DeclarationSite(fileID: fileID, line: line), handler: .message(receive))
     }
 
     /// Starts observing `observed`; `receive` is called with every message it sends from now on,
