@@ -15,6 +15,17 @@ struct ConnectionList {
 
     @usableFromInline init() {}
 
+    /// Moves the list to a fresh buffer, so that the next changes do not write to a buffer that a
+    /// delivering thread may still be reading (see `MessengerCore.prepareToChangeConnections`).
+    @usableFromInline
+    mutating func moveToFreshStorage() {
+        // A real copy: `ContiguousArray(storage)` would share the buffer.
+        var fresh = ContiguousArray<ConnectionBase?>()
+        fresh.reserveCapacity(Swift.max(storage.count, 1))
+        fresh.append(contentsOf: storage)
+        storage = fresh
+    }
+
     @usableFromInline
     mutating func append(_ connection: ConnectionBase) {
         connection.slot = storage.count
@@ -22,9 +33,11 @@ struct ConnectionList {
         liveCount += 1
     }
 
-    /// Removes `connection`, marking it stopped. Returns false if it was not in the list.
+    /// Removes `connection`, marking it stopped and forgetting its receiver (the receiver is the
+    /// one removing it, or about to learn of it). Returns false if it was not in the list.
     @usableFromInline
     mutating func remove(_ connection: ConnectionBase) -> Bool {
+        connection.receiver = nil
         let slot = connection.slot
         guard slot >= 0, slot < storage.count, storage[slot] === connection else { return false }
         connection.markStopped()
@@ -35,16 +48,23 @@ struct ConnectionList {
         return true
     }
 
-    /// Removes and returns every connection, each marked stopped.
-    mutating func removeAll() -> [ConnectionBase] {
+    /// Removes and returns every connection, each marked stopped and taken out of its
+    /// receiver's list; returns the receivers' end-of-observation callbacks too, to be called
+    /// after unlocking.
+    mutating func removeAll() -> (removed: [ConnectionBase], endings: [@Sendable () -> Void]) {
         let all = live
+        var endings: [@Sendable () -> Void] = []
         for connection in all {
             connection.markStopped()
             connection.slot = -1
+            if let receiver = connection.receiver, let ending = receiver.forget(connection) {
+                endings.append(ending)
+            }
+            connection.receiver = nil
         }
         storage = []
         liveCount = 0
-        return all
+        return (all, endings)
     }
 
     /// The live connections in registration order.

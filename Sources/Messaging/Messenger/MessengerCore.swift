@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The thread-safe heart of a ``Messenger``: its lock, its state and the delivery loop.
 ///
 /// Connections refer to the core strongly instead of to the messenger weakly, so the messenger
@@ -17,6 +19,15 @@ package final class MessengerCore<Message>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var state = DeliveryState()
     @usableFromInline @exclusivity(unchecked) var pending = PendingQueue<Message>()
 
+    /// Who delivers. `delivering` is set while one thread delivers this messenger's work (only
+    /// one at a time); `hasPending` while work waits in `pending`. Both are set only under the
+    /// lock. The delivering thread gives up its role without the lock, by one compare-exchange
+    /// that succeeds only when nothing is pending, so finishing a delivery costs no lock round
+    /// trip; a sender that finds the role given up after it queued work takes it over.
+    @usableFromInline let role = Atomic<UInt8>(0)
+    @usableFromInline static var delivering: UInt8 { 1 }
+    @usableFromInline static var hasPending: UInt8 { 2 }
+
     @usableFromInline package init() {}
 
     // MARK: Sending
@@ -31,25 +42,95 @@ package final class MessengerCore<Message>: @unchecked Sendable {
     /// critical section, so that a state change and its message are one atomic step) and
     /// delivers it, or leaves it to the thread that is already delivering.
     ///
-    /// The common case (nobody else delivering) builds no `DeliveryStep` and borrows the author
-    /// from the caller; only the receiver list is retained, as the snapshot.
+    /// The common case (nobody else delivering) takes the lock once, builds no `DeliveryStep`
+    /// and borrows the author from the caller; only the receiver list is retained, as the
+    /// snapshot.
     @inlinable @inline(__always)
     package func send(from author: AnyAuthor, _ makeMessage: () -> Message?) {
         var delivery: (message: Message, receivers: ContiguousArray<ConnectionBase?>)? = nil
+        var mustDrain = false
         let sequence = lock.withLock { () -> UInt64 in
             guard let message = makeMessage() else { return 0 }
             let sequence = state.takeSequence()
-            if state.isDelivering {
-                pending.append(.message(message, author: author, sequence: sequence))
-            } else {
-                state.isDelivering = true
-                delivery = (message, state.connections.storage)
+            switch admit(.message(message, author: author, sequence: sequence)) {
+            case .deliverNow: delivery = (message, state.connections.storage)
+            case .queued: break
+            case .drainQueue: mustDrain = true
             }
             return sequence
         }
-        guard let delivery else { return }
-        Self.deliver(delivery.message, from: author, sequence: sequence, to: delivery.receivers)
-        finishDelivering()
+        if let delivery {
+            Self.deliver(delivery.message, from: author, sequence: sequence, to: delivery.receivers)
+            finishDelivering()
+        } else if mustDrain {
+            drainPending()
+        }
+    }
+
+    /// What a thread that brings work must do.
+    @usableFromInline
+    enum Admission {
+        /// It now delivers: do the work directly, then `finishDelivering()`.
+        case deliverNow
+        /// The work was queued for the thread that is delivering.
+        case queued
+        /// The work was queued, and the delivering thread had just let go: `drainPending()`.
+        case drainQueue
+    }
+
+    /// Under the lock: take the delivering role, or queue `item` for the thread that has it.
+    @inlinable @inline(__always)
+    func admit(_ item: @autoclosure () -> PendingDelivery<Message>) -> Admission {
+        var current = role.load(ordering: .acquiring)
+        if current & Self.delivering == 0 {
+            role.store(Self.delivering, ordering: .relaxed)
+            return .deliverNow
+        }
+        pending.append(item())
+        while true {
+            if current & Self.delivering == 0 {
+                role.store(Self.delivering | Self.hasPending, ordering: .relaxed)
+                return .drainQueue
+            }
+            let (exchanged, original) = role.compareExchange(
+                expected: current, desired: current | Self.hasPending,
+                ordering: .acquiringAndReleasing)
+            if exchanged { return .queued }
+            current = original
+        }
+    }
+
+    /// Called by the delivering thread when it is done with its work: gives up the role, or
+    /// runs what was queued meanwhile first.
+    @inlinable @inline(__always)
+    func finishDelivering() {
+        let released = role.compareExchange(
+            expected: Self.delivering, desired: 0, ordering: .acquiringAndReleasing
+        ).exchanged
+        if !released { drainPending() }
+    }
+
+    /// Runs queued work until none is left, then gives up the delivering role. Only the thread
+    /// that holds the role calls this, so deliveries never overlap.
+    @inlinable
+    func drainPending() {
+        repeat {
+            if let step = lock.withLock({ nextStep() }) { perform(step) }
+        } while !role.compareExchange(
+            expected: Self.delivering, desired: 0, ordering: .acquiringAndReleasing
+        ).exchanged
+    }
+
+    /// Under the lock, before changing the connection list. A delivering thread reads its snapshot
+    /// of the list and later drops it without taking the lock, and the copy-on-write uniqueness
+    /// check does not order a write here after those reads. So: if no delivery runs, this
+    /// acquiring load synchronizes with the deliverer's releasing compare-exchange and writing in
+    /// place is safe; if one may run, the list moves to a fresh buffer first.
+    @inlinable @inline(__always)
+    func prepareToChangeConnections() {
+        if role.load(ordering: .acquiring) & Self.delivering != 0 {
+            state.connections.moveToFreshStorage()
+        }
     }
 
     /// Calls every receiver that accepts `sequence`, in registration order.
@@ -76,20 +157,12 @@ package final class MessengerCore<Message>: @unchecked Sendable {
         }
     }
 
-    /// Called by the delivering thread when it is done with a step: runs whatever was queued
-    /// meanwhile, then stops delivering.
-    @inlinable @inline(__always)
-    func finishDelivering() {
-        if let next = lock.withLock({ nextStep() }) { run(next) }
-    }
-
-    /// The next queued step, or nil (and no longer delivering). Called under the lock.
+    /// The next queued step, or nil. Called under the lock by the delivering thread; clears
+    /// `hasPending` when it takes the last item.
     @inlinable
     func nextStep() -> DeliveryStep<Message>? {
-        guard let item = pending.popFirst() else {
-            state.isDelivering = false
-            return nil
-        }
+        let item = pending.popFirst()
+        if pending.isEmpty { role.store(Self.delivering, ordering: .relaxed) }
         switch item {
         case .message(let message, let author, let sequence):
             return .message(
@@ -98,23 +171,19 @@ package final class MessengerCore<Message>: @unchecked Sendable {
         case .observationStateChange(let isObserved):
             return .observationStateChange(
                 isObserved: isObserved, handler: state.observationStateHandler)
+        case nil:
+            return nil
         }
     }
 
-    /// Runs `step`, then every step queued meanwhile, until none is left. Only the thread that
-    /// set the delivering flag calls this, so deliveries never overlap.
+    /// Carries out one step.
     @inlinable
-    func run(_ first: DeliveryStep<Message>) {
-        var step = first
-        while true {
-            switch step {
-            case .message(let message, let author, let sequence, let receivers):
-                Self.deliver(message, from: author, sequence: sequence, to: receivers)
-            case .observationStateChange(let isObserved, let handler):
-                handler?(isObserved)
-            }
-            guard let next = lock.withLock({ nextStep() }) else { return }
-            step = next
+    func perform(_ step: DeliveryStep<Message>) {
+        switch step {
+        case .message(let message, let author, let sequence, let receivers):
+            Self.deliver(message, from: author, sequence: sequence, to: receivers)
+        case .observationStateChange(let isObserved, let handler):
+            handler?(isObserved)
         }
     }
 
@@ -133,12 +202,13 @@ package final class MessengerCore<Message>: @unchecked Sendable {
             let connection = Connection(
                 core: self, startSequence: state.nextSequence, receiver: receiver, site: site,
                 handler: handler)
+            prepareToChangeConnections()
             state.connections.append(connection)
-            let notify = state.connections.liveCount == 1 ? beginStateChange(isObserved: true) : nil
-            return (connection, notify)
+            let becameObserved = state.connections.liveCount == 1
+            return (connection, becameObserved ? beginStateChange(isObserved: true) : .none)
         }
         receiver?.add(connection)
-        if let notify { tellObservationState(true, to: notify) }
+        tellObservationState(true, notify)
         return connection
     }
 
@@ -155,23 +225,26 @@ package final class MessengerCore<Message>: @unchecked Sendable {
     /// Ends one observation on the messenger side. Harmless if it ended already.
     @usableFromInline
     func disconnect(_ connection: ConnectionBase) {
-        let notify = lock.withLock { () -> ((Bool) -> Void)? in
+        let notify = lock.withLock { () -> StateChangeAction in
+            prepareToChangeConnections()
             guard state.connections.remove(connection), state.connections.liveCount == 0 else {
-                return nil
+                return .none
             }
             return beginStateChange(isObserved: false)
         }
-        if let notify { tellObservationState(false, to: notify) }
+        tellObservationState(false, notify)
     }
 
     /// Ends every observation of this messenger.
     func disconnectAll() {
-        let (removed, notify) = lock.withLock { () -> ([ConnectionBase], ((Bool) -> Void)?) in
+        let (removed, notify) = lock.withLock {
+            () -> ((removed: [ConnectionBase], endings: [@Sendable () -> Void]), StateChangeAction)
+            in
             let removed = state.connections.removeAll()
-            return (removed, removed.isEmpty ? nil : beginStateChange(isObserved: false))
+            return (removed, removed.removed.isEmpty ? .none : beginStateChange(isObserved: false))
         }
-        for connection in removed { connection.receiver?.forget(connection) }
-        if let notify { tellObservationState(false, to: notify) }
+        for ending in removed.endings { ending() }
+        tellObservationState(false, notify)
     }
 
     /// Ends every observation of this messenger that `receiver` owns. Works from the receiver's
@@ -185,34 +258,49 @@ package final class MessengerCore<Message>: @unchecked Sendable {
     func tearDown() {
         // Everything taken out under the lock is released after it: a handler or connection may
         // hold the last reference to an observer, whose `deinit` takes this lock again.
-        let (connections, handler) = lock.withLock {
+        let (removed, handler) = lock.withLock {
             defer { state.observationStateHandler = nil }
             return (state.connections.removeAll(), state.observationStateHandler)
         }
-        for connection in connections { connection.receiver?.forget(connection) }
+        for ending in removed.endings { ending() }
         _ = handler
     }
 
     // MARK: Observation state
 
-    /// Under the lock: the observation-state handler to call now (this thread then delivers),
-    /// or nil (no handler, or queued for the thread that is delivering).
+    /// What a thread must do about an observation-state change.
     @usableFromInline
-    func beginStateChange(isObserved: Bool) -> ((Bool) -> Void)? {
-        guard let handler = state.observationStateHandler else { return nil }
-        if state.isDelivering {
-            pending.append(.observationStateChange(isObserved: isObserved))
-            return nil
-        }
-        state.isDelivering = true
-        return handler
+    enum StateChangeAction {
+        case none
+        /// Call the handler now, then `finishDelivering()`.
+        case call((Bool) -> Void)
+        /// The change was queued and the delivering thread had just let go: `drainPending()`.
+        case drain
     }
 
-    /// Calls the handler `beginStateChange` returned, then delivers what was queued meanwhile.
+    /// Under the lock: what to do about the messenger becoming observed or unobserved.
     @usableFromInline
-    func tellObservationState(_ isObserved: Bool, to handler: (Bool) -> Void) {
-        handler(isObserved)
-        finishDelivering()
+    func beginStateChange(isObserved: Bool) -> StateChangeAction {
+        guard let handler = state.observationStateHandler else { return .none }
+        switch admit(.observationStateChange(isObserved: isObserved)) {
+        case .deliverNow: return .call(handler)
+        case .queued: return .none
+        case .drainQueue: return .drain
+        }
+    }
+
+    /// Carries out what `beginStateChange` decided, after unlocking.
+    @usableFromInline
+    func tellObservationState(_ isObserved: Bool, _ action: StateChangeAction) {
+        switch action {
+        case .none:
+            return
+        case .call(let handler):
+            handler(isObserved)
+            finishDelivering()
+        case .drain:
+            drainPending()
+        }
     }
 
     package var observationCount: Int { lock.withLock { state.connections.liveCount } }

@@ -18,15 +18,12 @@ enum PendingDelivery<Message> {
 
 /// The non-generic part of a messenger's lock-protected state.
 ///
-/// At most one thread delivers at a time: the one that set `isDelivering`. Others queue their
-/// work in the messenger's `PendingQueue`, which the delivering thread drains before it clears
-/// the flag. Sequence numbers count accepted messages; a connection receives the messages whose
-/// sequence is at least the one current when it started.
+/// Sequence numbers count accepted messages; a connection receives the messages whose sequence
+/// is at least the one current when it started. (Who delivers is the core's `role` word.)
 @usableFromInline
 struct DeliveryState {
     @usableFromInline var connections = ConnectionList()
     @usableFromInline var nextSequence: UInt64 = 0
-    @usableFromInline var isDelivering = false
     @usableFromInline var observationStateHandler: ((Bool) -> Void)?
 
     @usableFromInline init() {}
@@ -53,20 +50,24 @@ struct PendingQueue<Message> {
         items.append(item)
     }
 
-    /// The oldest item, or nil when the queue is empty (it then gives its memory back, unless
-    /// small).
+    /// Whether nothing waits.
+    @inlinable
+    var isEmpty: Bool { head >= items.count }
+
+    /// The oldest item, or nil when the queue is empty. Taking the last item empties the array
+    /// (keeping a small buffer); the caller holds the taken item, so no message is released here.
     @inlinable
     mutating func popFirst() -> PendingDelivery<Message>? {
-        guard head < items.count else {
-            if !items.isEmpty { items.removeAll(keepingCapacity: items.count <= 64) }
+        guard head < items.count else { return nil }
+        let item = items[head]
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: items.count <= 64)
             head = 0
-            return nil
+        } else {
+            // Overwrite the taken entry so the queue does not keep its message alive.
+            items[head - 1] = .observationStateChange(isObserved: false)
         }
-        // Overwrite the taken entry so the queue does not keep its message alive.
-        defer {
-            items[head] = .observationStateChange(isObserved: false)
-            head += 1
-        }
-        return items[head]
+        return item
     }
 }

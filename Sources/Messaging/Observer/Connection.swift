@@ -4,7 +4,16 @@ import Synchronization
 ///
 /// A connection is referenced by its messenger's list and by its receiver's list. It refers to
 /// the messenger's core strongly (the core outlives the messenger only until its connections are
-/// gone) and to the receiver weakly, so that whichever side dies first ends it from its `deinit`.
+/// gone), and to its receiver without counting, so that whichever side dies first ends it from
+/// its `deinit`.
+///
+/// The receiver reference is `unowned(unsafe)` (a weak one would give every receiver a side
+/// table) and is safe by this protocol: it is read and written only under the core's lock; it is
+/// set iff the connection is in the receiver's list (apart from the moment between `connect` and
+/// `Receiver.add`, when the caller of `observe` keeps the receiver alive); and a receiver's
+/// `deinit` detaches every connection in its list, which clears the reference under the core's
+/// lock before the receiver's memory can go. So whoever holds the core's lock and reads a
+/// non-nil receiver may use it until unlocking. Locks nest only core → receiver.
 ///
 /// `gate` holds the sequence number of the first message the connection may receive, or
 /// `UInt64.max` once it is stopped, so that one atomic load and compare per delivery decides both
@@ -13,8 +22,8 @@ import Synchronization
 package class ConnectionBase: @unchecked Sendable {
     /// Start sequence, or `stoppedGate`. Written under the messenger's lock, read without it.
     @usableFromInline final let gate: Atomic<UInt64>
-    /// The receiver (observer side) owning this connection, if any.
-    final weak let receiver: Receiver?
+    /// The receiver (observer side) owning this connection, if any. Guarded by the core's lock.
+    @usableFromInline final unowned(unsafe) var receiver: Receiver?
     /// Where the observation was declared.
     final let site: DeclarationSite
     /// Index in the messenger's `ConnectionList`; -1 once removed. Guarded by the messenger's lock.

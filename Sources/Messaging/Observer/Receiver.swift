@@ -11,9 +11,12 @@
 ///
 /// A receiver is thread-safe.
 public final class Receiver: @unchecked Sendable {
-    // `lock` protects `connections`.
+    // `lock` protects `first` and `others`. The first connection is stored inline, so an
+    // observer with one observation allocates no list. A messenger core may take this lock while
+    // holding its own (never the other way round).
     private let lock = Lock()
-    @exclusivity(unchecked) private var connections: ContiguousArray<ConnectionBase> = []
+    @exclusivity(unchecked) private var first: ConnectionBase?
+    @exclusivity(unchecked) private var others: ContiguousArray<ConnectionBase> = []
     private let observationEnded: (@Sendable () -> Void)?
 
     /// Creates a receiver that owns no observations yet.
@@ -28,60 +31,67 @@ public final class Receiver: @unchecked Sendable {
     }
 
     deinit {
-        let owned = lock.withLock {
-            let owned = connections
-            connections = []
-            return owned
-        }
-        for connection in owned { connection.detachFromMessenger() }
+        // Detaching clears each connection's reference to this receiver under its messenger's
+        // lock, which is what makes that unowned reference safe (see `ConnectionBase`).
+        for connection in takeConnections(to: nil) { connection.detachFromMessenger() }
     }
 
     /// Takes ownership of a new connection, unless the observed side already ended it (a stop
-    /// that raced with the start: the stopper marks the connection stopped before it asks the
-    /// receiver to forget it, so checking here, under the receiver's lock, loses nothing).
+    /// that raced with the start: the stopper marks the connection stopped before it removes it
+    /// from this receiver, so checking here, under the receiver's lock, loses nothing).
     @usableFromInline
     func add(_ connection: ConnectionBase) {
         lock.withLock {
-            if connection.isActive { connections.append(connection) }
+            guard connection.isActive else { return }
+            if first == nil { first = connection } else { others.append(connection) }
         }
     }
 
-    /// The observed side ended `connection`.
-    func forget(_ connection: ConnectionBase) {
-        let removed = lock.withLock {
-            guard let index = connections.lastIndex(where: { $0 === connection }) else {
-                return false
+    /// The observed side ended `connection`; called with its messenger's lock held. Returns the
+    /// end-of-observation callback to call after unlocking, if any.
+    func forget(_ connection: ConnectionBase) -> (@Sendable () -> Void)? {
+        let removed = lock.withLock { () -> Bool in
+            if first === connection {
+                first = others.popLast()
+                return true
             }
-            connections.remove(at: index)
+            guard let index = others.lastIndex(where: { $0 === connection }) else { return false }
+            others.remove(at: index)
             return true
         }
-        if removed { observationEnded?() }
+        return removed ? observationEnded : nil
     }
 
     /// Removes and returns the connections to a messenger's core, or all connections if it is nil.
-    func takeConnections(to messenger: AnyObject?) -> ContiguousArray<ConnectionBase> {
+    func takeConnections(to core: AnyObject?) -> [ConnectionBase] {
         lock.withLock {
-            guard let messenger else {
-                let all = connections
-                connections = []
-                return all
+            var taken: [ConnectionBase] = []
+            if let first, core.map(first.belongs(to:)) ?? true {
+                taken.append(first)
+                self.first = nil
             }
-            var taken = ContiguousArray<ConnectionBase>()
-            connections.removeAll { connection in
-                guard connection.belongs(to: messenger) else { return false }
+            others.removeAll { connection in
+                guard core.map(connection.belongs(to:)) ?? true else { return false }
                 taken.append(connection)
                 return true
             }
+            if first == nil { first = others.popLast() }
             return taken
         }
     }
 
     /// Whether the receiver owns a running observation.
     var hasConnections: Bool {
-        lock.withLock { connections.contains { $0.isActive } }
+        lock.withLock { all.contains { $0.isActive } }
     }
 
-    func isConnected(to messenger: AnyObject) -> Bool {
-        lock.withLock { connections.contains { $0.isActive && $0.belongs(to: messenger) } }
+    func isConnected(to core: AnyObject) -> Bool {
+        lock.withLock { all.contains { $0.isActive && $0.belongs(to: core) } }
+    }
+
+    /// Every connection owned, under the lock.
+    private var all: [ConnectionBase] {
+        guard let first else { return [] }
+        return [first] + others
     }
 }
