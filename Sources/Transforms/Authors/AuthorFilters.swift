@@ -26,7 +26,10 @@ extension ObservableObject {
     public func from(
         _ author: AnyAuthor, fileID: StaticString = #fileID, line: UInt = #line
     ) -> Filter<Self, Message> {
-        filterAuthor(fileID: fileID, line: line, AuthorFilter.from(author))
+        let isIncluded: (Message, AnyAuthor) -> Bool = AuthorFilter.from(author)
+        return Filter(self, site: DeclarationSite(fileID: fileID, line: line)) { message, author in
+            isIncluded(message, author) ? message : nil
+        }
     }
 
     /// A stand-alone transform that sends only the messages not authored by `author`. It holds
@@ -39,7 +42,10 @@ extension ObservableObject {
     public func notFrom(
         _ author: AnyAuthor, fileID: StaticString = #fileID, line: UInt = #line
     ) -> Filter<Self, Message> {
-        filterAuthor(fileID: fileID, line: line, AuthorFilter.notFrom(author))
+        let isIncluded: (Message, AnyAuthor) -> Bool = AuthorFilter.notFrom(author)
+        return Filter(self, site: DeclarationSite(fileID: fileID, line: line)) { message, author in
+            isIncluded(message, author) ? message : nil
+        }
     }
 }
 
@@ -49,7 +55,7 @@ extension ObservationChain {
     public func filterAuthor(
         _ isIncluded: @escaping (AnyAuthor) -> Bool
     ) -> ObservationChain<Origin, Message> {
-        appending { message, author in isIncluded(author) ? message : nil }
+        appendingFilter { _, author in isIncluded(author) }
     }
 
     /// Receives only the messages whose author passes `isIncluded`.
@@ -72,7 +78,7 @@ extension ObservationChain {
     /// Lets only the messages through that `author` wrote (held weakly).
     @inlinable
     public func from(_ author: AnyAuthor) -> ObservationChain<Origin, Message> {
-        filterAuthor(AuthorFilter.from(author))
+        appendingFilter(AuthorFilter.from(author))
     }
 
     /// Receives only the messages that `author` wrote (held weakly).
@@ -96,7 +102,7 @@ extension ObservationChain {
     /// ```
     @inlinable
     public func notFrom(_ author: AnyAuthor) -> ObservationChain<Origin, Message> {
-        filterAuthor(AuthorFilter.notFrom(author))
+        appendingFilter(AuthorFilter.notFrom(author))
     }
 
     /// Receives only the messages that `author` did not write (held weakly).
@@ -120,18 +126,21 @@ enum AuthorFilter {
     // load on every delivery would be the slowest part of a shared-state observation. The weak
     // reference only guards against a new object that reuses a dead author's address.
 
+    // They take the message too (and ignore it), so that an ad hoc chain uses them as its
+    // filter stage directly, without one more closure call per message.
+
     @inlinable
-    static func from(_ author: AnyAuthor) -> (AnyAuthor) -> Bool {
+    static func from<Message>(_ author: AnyAuthor) -> (Message, AnyAuthor) -> Bool {
         let identity = ObjectIdentifier(author)
-        return { [weak author] candidate in
+        return { [weak author] _, candidate in
             ObjectIdentifier(candidate) == identity && author != nil
         }
     }
 
     @inlinable
-    static func notFrom(_ author: AnyAuthor) -> (AnyAuthor) -> Bool {
+    static func notFrom<Message>(_ author: AnyAuthor) -> (Message, AnyAuthor) -> Bool {
         let identity = ObjectIdentifier(author)
-        return { [weak author] candidate in
+        return { [weak author] _, candidate in
             ObjectIdentifier(candidate) != identity || author == nil
         }
     }

@@ -77,6 +77,42 @@ public struct ObservationChain<Origin: ObservableObject, Message> {
         }
     }
 
+    /// The chain extended by a stage that maps every message (one closure call per message, no
+    /// optional in between).
+    @inlinable
+    func appendingMap<Next>(_ transform: @escaping (Message) -> Next) -> ObservationChain<
+        Origin, Next
+    > {
+        let build = self.build
+        let current = self.current
+        return ObservationChain<Origin, Next>(
+            receiver: receiver, origin: origin, site: site,
+            current: { current().map(transform) }
+        ) { downstream in
+            build { message, author in downstream(transform(message), author) }
+        }
+    }
+
+    /// The chain extended by a stage that lets through the messages (and authors) for which
+    /// `isIncluded` is true. The chain's current message is taken to be authored by the origin,
+    /// as `send()` would author it.
+    @inlinable
+    func appendingFilter(
+        _ isIncluded: @escaping (Message, AnyAuthor) -> Bool
+    ) -> ObservationChain<Origin, Message> {
+        let build = self.build
+        let current = self.current
+        let origin = self.origin
+        return ObservationChain<Origin, Message>(
+            receiver: receiver, origin: origin, site: site,
+            current: { current().flatMap { isIncluded($0, origin) ? $0 : nil } }
+        ) { downstream in
+            build { message, author in
+                if isIncluded(message, author) { downstream(message, author) }
+            }
+        }
+    }
+
     /// Starts the observation: `receive` gets every message that passes the chain.
     ///
     /// ```swift

@@ -61,7 +61,7 @@ extension ObservationChain {
     public func filter(
         _ isIncluded: @escaping (Message) -> Bool
     ) -> ObservationChain<Origin, Message> {
-        appending { message, _ in isIncluded(message) ? message : nil }
+        appendingFilter { message, _ in isIncluded(message) }
     }
 
     /// Receives only the messages for which `isIncluded` is true.

@@ -76,7 +76,7 @@ extension ObservationChain {
     public func map<Mapped>(
         _ transform: @escaping (Message) -> Mapped
     ) -> ObservationChain<Origin, Mapped> {
-        appending { message, _ in transform(message) }
+        appendingMap(transform)
     }
 
     /// Maps every message of the chain and receives the result.
