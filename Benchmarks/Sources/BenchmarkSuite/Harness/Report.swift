@@ -178,7 +178,9 @@ enum Report {
         while high < largest { high *= 10 }
         let decades = log10(high / low)
 
-        let left = 150.0
+        // The label column fits the longest label (bold 11 px text is about 7 px per character).
+        let longestLabel = rows.map { "\($0.workload.id) per \($0.unit)".count }.max() ?? 0
+        let left = max(150.0, 16 + 7 * Double(longestLabel))
         let plotWidth = 560.0
         let right = 90.0
         let barHeight = 13.0
