@@ -31,7 +31,9 @@ public enum BenchmarkCommand {
             print("warning: a debug build; the figures are meaningless (use -c release)")
         #endif
         print("Herald benchmarks — Herald \(revision); \(machine); load average \(load) at start")
-        print("\(warmup) warm-up + \(rounds) measured rounds per workload; systems interleaved, order rotated each round\n")
+        print(
+            "\(warmup) warm-up + \(rounds) measured rounds per workload; systems interleaved, order rotated each round\n"
+        )
 
         var runner = Runner(warmup: warmup, rounds: rounds)
         var results = Results()
@@ -50,7 +52,8 @@ public enum BenchmarkCommand {
             print("counting allocations (herald-benchmarks-mallocs) ", terminator: "")
             flush()
             if let counts = runAllocationCounter(
-                workloads: workloads.map(\.id), systems: options.systems) {
+                workloads: workloads.map(\.id), systems: options.systems)
+            {
                 for (key, value) in counts {
                     results.figures[key.workload, default: [:]][key.system, default: Figures()]
                         .mallocsPerOp = value.mallocs
@@ -66,14 +69,17 @@ public enum BenchmarkCommand {
         let seconds = Double(nowNanoseconds() - started) / 1e9
         let ratioTable = Report.ratioTable(results)
         let mallocTable = Report.mallocTable(results)
-        print("\nHerald's ratio to each peer (Herald ÷ peer; below 1 means Herald is faster or smaller)\n")
+        print(
+            "\nHerald's ratio to each peer (Herald ÷ peer; below 1 means Herald is faster or smaller)\n"
+        )
         print(ratioTable)
         print("Mallocs per operation\n")
         print(mallocTable)
         print("checksum \(runner.sink)")
 
         let directory = options.output ?? (packageDirectory + "/results")
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true)
         let date = ISO8601DateFormatter().string(from: Date())
         let mode = options.quick ? "quick" : "full"
         let context = """
@@ -99,7 +105,9 @@ public enum BenchmarkCommand {
         write(Report.bytesCSV(results), to: directory + "/latest-bytes.csv")
         write(markdown, to: directory + "/latest.md")
         write(
-            Report.svg(results, title: "Herald and peers, ns per operation (\(mode) run, \(date.prefix(10)))"),
+            Report.svg(
+                results,
+                title: "Herald and peers, ns per operation (\(mode) run, \(date.prefix(10)))"),
             to: directory + "/latest.svg")
         print("wrote \(directory)/latest.csv, latest-bytes.csv, latest.md, latest.svg")
         if options.updateDocs {
@@ -114,7 +122,9 @@ public enum BenchmarkCommand {
         var runner = Runner(warmup: 1, rounds: 1)
         for workload in selected(options) {
             for (system, figures) in runner.countAllocations(workload, with: counter) {
-                print("ALLOC\t\(workload.id)\t\(system.name)\t\(figures.mallocsPerOp)\t\(figures.bytesPerOp)")
+                print(
+                    "ALLOC\t\(workload.id)\t\(system.name)\t\(figures.mallocsPerOp)\t\(figures.bytesPerOp)"
+                )
             }
         }
         print("checksum \(runner.sink)")
@@ -140,12 +150,15 @@ public enum BenchmarkCommand {
     {
         let path = executableDirectory + "/herald-benchmarks-mallocs"
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            print("(not found: \(path); build all products with `swift build -c release`) ", terminator: "")
+            print(
+                "(not found: \(path); build all products with `swift build -c release`) ",
+                terminator: "")
             return nil
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["--only", workloads.joined(separator: ",")]
+        process.arguments =
+            ["--only", workloads.joined(separator: ",")]
             + (systems.map { ["--systems", $0.joined(separator: ",")] } ?? [])
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -165,7 +178,8 @@ public enum BenchmarkCommand {
     }
 
     static var executableDirectory: String {
-        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let path =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: path).deletingLastPathComponent().path
     }
@@ -209,7 +223,9 @@ public enum BenchmarkCommand {
         var index = 0
         func value() -> String {
             index += 1
-            guard index < arguments.count else { usage("missing value for \(arguments[index - 1])") }
+            guard index < arguments.count else {
+                usage("missing value for \(arguments[index - 1])")
+            }
             return arguments[index]
         }
         while index < arguments.count {

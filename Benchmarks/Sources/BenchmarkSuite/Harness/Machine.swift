@@ -10,8 +10,12 @@ enum Machine {
         parts.append("\(Int((Double(memory) / 1_073_741_824).rounded())) GiB")
         var name = utsname()
         uname(&name)
-        let system = withUnsafeBytes(of: name.sysname) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let machine = withUnsafeBytes(of: name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let system = withUnsafeBytes(of: name.sysname) {
+            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        let machine = withUnsafeBytes(of: name.machine) {
+            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+        }
         parts.append("\(system) \(machine)")
         parts.append(compiler)
         return parts.joined(separator: ", ")
@@ -25,8 +29,11 @@ enum Machine {
 
     /// Herald's revision: the commit, and whether its sources had uncommitted changes.
     static func heraldRevision(repository: String) -> String {
-        guard let commit = git(["-C", repository, "rev-parse", "--short", "HEAD"]) else { return "unknown" }
-        let changes = git(["-C", repository, "status", "--porcelain", "--", "Sources", "Package.swift"]) ?? ""
+        guard let commit = git(["-C", repository, "rev-parse", "--short", "HEAD"]) else {
+            return "unknown"
+        }
+        let changes =
+            git(["-C", repository, "status", "--porcelain", "--", "Sources", "Package.swift"]) ?? ""
         return changes.isEmpty ? commit : commit + " with uncommitted changes to Sources"
     }
 

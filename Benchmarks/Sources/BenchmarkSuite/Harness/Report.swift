@@ -62,7 +62,8 @@ enum Report {
         for workload in results.workloads where workload.reportsBytes {
             for system in System.allCases {
                 lines.append(
-                    "\(workload.id),\(system.name),\(number(results.bytesPerOp(workload, system), decimals: 1))")
+                    "\(workload.id),\(system.name),\(number(results.bytesPerOp(workload, system), decimals: 1))"
+                )
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -80,7 +81,9 @@ enum Report {
     static func isMet(_ target: Target, row: Results.Row, results: Results) -> Bool? {
         switch target {
         case .time(let factor, let peer):
-            return ratio(results.nsPerOp(row, .herald), results.nsPerOp(row, peer)).map { $0 <= factor }
+            return ratio(results.nsPerOp(row, .herald), results.nsPerOp(row, peer)).map {
+                $0 <= factor
+            }
         case .bytes:
             return nil
         }
@@ -202,7 +205,8 @@ enum Report {
             for system in systems {
                 let value = results.nsPerOp(row, system)!
                 let width = max(1, x(value) - left)
-                body += "<rect x=\"\(fmt(left))\" y=\"\(fmt(y))\" width=\"\(fmt(width))\" "
+                body +=
+                    "<rect x=\"\(fmt(left))\" y=\"\(fmt(y))\" width=\"\(fmt(width))\" "
                     + "height=\"\(fmt(barHeight))\" fill=\"\(colors[system]!)\">"
                     + "<title>\(row.id) \(system.name): \(nanoseconds(value)) ns/op</title></rect>\n"
                 body += text(
@@ -217,7 +221,8 @@ enum Report {
         var tick = low
         while tick <= high * 1.0001 {
             let tx = x(tick)
-            axis += "<line x1=\"\(fmt(tx))\" y1=\"\(fmt(top - 6))\" x2=\"\(fmt(tx))\" "
+            axis +=
+                "<line x1=\"\(fmt(tx))\" y1=\"\(fmt(top - 6))\" x2=\"\(fmt(tx))\" "
                 + "y2=\"\(fmt(y - groupGap + 4))\" stroke=\"#dddddd\"/>\n"
             axis += text(
                 tickLabel(tick), x: tx, y: y - groupGap + 18, anchor: "middle", size: 10)
@@ -226,7 +231,8 @@ enum Report {
         var legend = ""
         var legendX = left
         for system in System.allCases {
-            legend += "<rect x=\"\(fmt(legendX))\" y=\"34\" width=\"12\" height=\"12\" "
+            legend +=
+                "<rect x=\"\(fmt(legendX))\" y=\"34\" width=\"12\" height=\"12\" "
                 + "fill=\"\(colors[system]!)\"/>\n"
             legend += text(system.name, x: legendX + 16, y: 44, anchor: "start", size: 11)
             legendX += 24 + Double(system.name.count) * 7
@@ -251,11 +257,13 @@ enum Report {
     static func fmt(_ value: Double) -> String { number(value, decimals: 1) }
 
     static func text(
-        _ content: String, x: Double, y: Double, anchor: String, size: Int, weight: String = "normal"
+        _ content: String, x: Double, y: Double, anchor: String, size: Int,
+        weight: String = "normal"
     ) -> String {
         let escaped = content.replacingAll("&", with: "&amp;").replacingAll("<", with: "&lt;")
             .replacingAll(">", with: "&gt;")
-        return "<text x=\"\(fmt(x))\" y=\"\(fmt(y))\" text-anchor=\"\(anchor)\" font-size=\"\(size)\" "
+        return
+            "<text x=\"\(fmt(x))\" y=\"\(fmt(y))\" text-anchor=\"\(anchor)\" font-size=\"\(size)\" "
             + "font-weight=\"\(weight)\">\(escaped)</text>\n"
     }
 }

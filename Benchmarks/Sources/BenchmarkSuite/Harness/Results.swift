@@ -6,10 +6,14 @@ struct Results {
         let workload: Workload
         /// 1, or the number of parts per operation for a per-part row.
         let divisor: Double
-        var unit: String { divisor == 1 ? workload.unit : String(workload.perPart!.suffix.dropFirst(5)) }
+        var unit: String {
+            divisor == 1 ? workload.unit : String(workload.perPart!.suffix.dropFirst(5))
+        }
 
         func nsPerOp(_ figures: Figures?) -> Double? { figures?.medianNsPerOp.map { $0 / divisor } }
-        func mallocsPerOp(_ figures: Figures?) -> Double? { figures?.mallocsPerOp.map { $0 / divisor } }
+        func mallocsPerOp(_ figures: Figures?) -> Double? {
+            figures?.mallocsPerOp.map { $0 / divisor }
+        }
     }
 
     var workloads: [Workload] = []
@@ -21,7 +25,9 @@ struct Results {
             var rows = [Row(id: workload.id, workload: workload, divisor: 1)]
             if let perPart = workload.perPart {
                 rows.append(
-                    Row(id: workload.id + perPart.suffix, workload: workload, divisor: Double(perPart.parts)))
+                    Row(
+                        id: workload.id + perPart.suffix, workload: workload,
+                        divisor: Double(perPart.parts)))
             }
             return rows
         }

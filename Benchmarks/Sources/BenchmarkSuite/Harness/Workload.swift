@@ -23,6 +23,7 @@ public struct Workload {
     /// The systems that run it.
     public let cases: [Case]
 
+    /// Describes a workload; see the properties for each argument.
     public init(
         id: String, summary: String, operations: Int, unit: String,
         perPart: (suffix: String, parts: Int)? = nil, reportsBytes: Bool = false,
@@ -42,11 +43,13 @@ public struct Workload {
 
 /// One system's implementation of a workload.
 public struct Case {
+    /// The system this case measures.
     public let system: System
     /// Builds everything the trial needs (untimed) and returns the timed work, which returns a
     /// checksum so that the optimizer cannot delete the work.
     public let prepare: () -> () -> Int
 
+    /// A case of `system` whose trial `prepare` builds.
     public init(_ system: System, prepare: @escaping () -> () -> Int) {
         self.system = system
         self.prepare = prepare

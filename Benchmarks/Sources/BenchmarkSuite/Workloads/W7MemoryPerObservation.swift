@@ -15,7 +15,9 @@ func w7MemoryPerObservation() -> Workload {
                 let counter = Counter()
                 let messenger = RawMessenger()
                 return {
-                    for _ in 0..<observerCount { messenger.handlers.append { counter.value &+= $0 } }
+                    for _ in 0..<observerCount {
+                        messenger.handlers.append { counter.value &+= $0 }
+                    }
                     return messenger.handlers.count
                 }
             },
@@ -24,7 +26,9 @@ func w7MemoryPerObservation() -> Workload {
                 let messenger = Messenger<Int>()
                 let observers = (0..<observerCount).map { _ in HeraldObserver() }
                 return {
-                    for observer in observers { observer.observe(messenger) { counter.value &+= $0 } }
+                    for observer in observers {
+                        observer.observe(messenger) { counter.value &+= $0 }
+                    }
                     return messenger.observationCount
                 }
             },

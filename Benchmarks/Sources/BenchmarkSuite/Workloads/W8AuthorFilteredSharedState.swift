@@ -64,7 +64,8 @@ func w8AuthorFilteredSharedState() -> Workload {
                 // the initial (0, nobody) outside the timed region.
                 let counter = Counter()
                 let nobody = CombineObserver()
-                let shared = CurrentValueSubject<(value: Int, author: AnyObject), Never>((0, nobody))
+                let shared = CurrentValueSubject<(value: Int, author: AnyObject), Never>(
+                    (0, nobody))
                 let all = (0..<collaborators).map { _ in CombineObserver() }
                 for collaborator in all {
                     let me = ObjectIdentifier(collaborator)
