@@ -11,7 +11,7 @@ extension ObservableObject where Message: Sendable {
     ///
     /// The sequence ends when the object dies or stops being observed; cancelling the task that
     /// iterates (or dropping the sequence) ends the observation. Messages wait in an unbounded
-    /// buffer until the loop takes them, so none is lost; use ``messages(bufferingPolicy:)`` to
+    /// buffer until the loop takes them, so none is lost; use ``messages(bufferingPolicy:fileID:line:)`` to
     /// keep only the newest ones instead. Messages must be `Sendable`, since the loop may run in
     /// another isolation domain than the sender.
     public var messages: AsyncStream<Message> {

@@ -1,7 +1,7 @@
 import Messaging
 
 /// An observation being built ad hoc: `observer.observe(object)` without a closure returns one,
-/// each transform returns a longer one, and ``receive(_:)-1j2mq`` (or a transform's trailing
+/// each transform returns a longer one, and `receive(_:)` (or a transform's trailing
 /// closure) starts the observation.
 ///
 /// ```swift
