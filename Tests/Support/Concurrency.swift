@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Runs `body` on `threads` new threads that start together, passing each its index, and returns
 /// when all have finished. (`DispatchQueue.concurrentPerform` would use at most one thread per
@@ -44,4 +45,44 @@ public func finishes(within seconds: Double, _ body: @escaping @Sendable () -> V
         done.signal()
     }.start()
     return done.wait(timeout: .now() + seconds) == .success
+}
+
+/// A box that one thread fills and another empties: lets a test drop the last reference to an
+/// object on a chosen thread.
+public final class Box<Object: AnyObject>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var object: Object?
+
+    /// A box holding `object`.
+    public init(_ object: Object) { self.object = object }
+
+    /// Puts `object` in the box.
+    public func put(_ object: Object) {
+        lock.lock()
+        self.object = object
+        lock.unlock()
+    }
+
+    /// Takes the object out (nil if empty).
+    public func take() -> Object? {
+        lock.lock()
+        defer { lock.unlock() }
+        defer { object = nil }
+        return object
+    }
+}
+
+/// Threads spin until all have arrived, then go together: aligns actions on two threads to
+/// within a fraction of a microsecond, to hit narrow windows.
+public final class SpinBarrier: Sendable {
+    private let arrived = Atomic<Int>(0)
+
+    /// A barrier nobody has reached yet.
+    public init() {}
+
+    /// Waits until `parties` threads have called this.
+    public func wait(parties: Int) {
+        arrived.add(1, ordering: .acquiringAndReleasing)
+        while arrived.load(ordering: .acquiring) < parties {}
+    }
 }

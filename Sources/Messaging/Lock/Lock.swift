@@ -13,17 +13,21 @@ import Synchronization
 ///
 /// - On Apple platforms: `os_unfair_lock` at a heap address.
 /// - Elsewhere: a word in an `Atomic<UInt32>` stored inline in the owner. Locking is one
-///   compare-exchange (acquiring), unlocking one store (releasing); under contention it spins
-///   briefly, then yields the processor until the holder is done. It allocates nothing, and
+///   compare-exchange (acquiring), unlocking one store (releasing). A waiter spins briefly, then
+///   yields, then sleeps with a growing pause (up to a millisecond), so a holder that was
+///   preempted always gets to run, whatever the threads' priorities. It allocates nothing, and
 ///   the thread sanitizer sees its happens-before edges, because the atomics are compiled in this
 ///   module. (Why not `Synchronization.Mutex`: on Linux its futex path is invisible to the
 ///   sanitizer, which then reports false races on correctly locked state. A heap
 ///   `pthread_mutex_t` is correct too, but costs a call, two atomic read-modify-writes and an
-///   allocation per lock; measured in Docs/Performance.md.)
+///   allocation per lock; measured in Docs/Performance.md.) In debug builds the lock records its
+///   holder and, when the same thread locks it again, traps (after a couple of seconds) instead
+///   of waiting forever.
 ///
 /// The owner keeps the protected state in its own stored properties (marked
 /// `@exclusivity(unchecked)`, since the lock, not the runtime, guarantees exclusive access) and
-/// touches them only inside ``withLock(_:)``. Never call user code inside `withLock`. Not
+/// touches them only inside ``withLock(_:)``. Never call user code inside `withLock`, and never
+/// release there what might be the last reference to an object whose `deinit` locks. Not
 /// re-entrant.
 @usableFromInline
 package struct Lock: ~Copyable, @unchecked Sendable {
@@ -43,13 +47,17 @@ package struct Lock: ~Copyable, @unchecked Sendable {
         /// Runs `body` with the lock held.
         @inlinable @inline(__always)
         package borrowing func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
-            os_unfair_lock_lock(primitive)
+            os_unfair_lock_lock(primitive)  // traps on re-entry by itself
             defer { os_unfair_lock_unlock(primitive) }
             return try body()
         }
     #else
         /// 0 when free, 1 when held.
         @usableFromInline let word = Atomic<UInt32>(0)
+        #if DEBUG
+            /// The holding thread, to trap re-entry.
+            @usableFromInline let holder = Atomic<UInt>(0)
+        #endif
 
         @usableFromInline package init() {}
 
@@ -59,14 +67,24 @@ package struct Lock: ~Copyable, @unchecked Sendable {
             if !word.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged {
                 lockContended()
             }
-            defer { word.store(0, ordering: .releasing) }
+            #if DEBUG
+                holder.store(Self.currentThread, ordering: .relaxed)
+            #endif
+            defer {
+                #if DEBUG
+                    holder.store(0, ordering: .relaxed)
+                #endif
+                word.store(0, ordering: .releasing)
+            }
             return try body()
         }
 
-        /// Waits for the holder: a short spin (the critical sections are tiny), then yields.
+        /// Waits for the holder: spins briefly (critical sections are tiny), then yields, then
+        /// sleeps with a growing pause.
         @usableFromInline
         borrowing func lockContended() {
             var attempts = 0
+            var pause: UInt32 = 1
             while true {
                 if word.load(ordering: .relaxed) == 0,
                     word.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged
@@ -74,8 +92,30 @@ package struct Lock: ~Copyable, @unchecked Sendable {
                     return
                 }
                 attempts += 1
-                if attempts > 100 { sched_yield() }
+                #if DEBUG
+                    // After about two seconds of waiting (the backoff is capped at 1 ms), a lock
+                    // whose holder is this very thread is a re-entry, which would wait forever.
+                    // (Checked only so late because a new thread may reuse a dead thread's id
+                    // and briefly see that thread's stale holder value.)
+                    if attempts == 2_200, holder.load(ordering: .acquiring) == Self.currentThread {
+                        preconditionFailure(
+                            "Herald: a lock was taken again by the thread that holds it. Code "
+                                + "that runs under a Herald lock (such as a variable's Value.==) "
+                                + "touched the same object.")
+                    }
+                #endif
+                if attempts < 64 { continue }
+                if attempts < 128 {
+                    sched_yield()
+                } else {
+                    usleep(pause)
+                    pause = min(pause * 2, 1_000)
+                }
             }
         }
+
+        #if DEBUG
+            @usableFromInline static var currentThread: UInt { UInt(pthread_self()) }
+        #endif
     #endif
 }

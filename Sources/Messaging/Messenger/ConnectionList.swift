@@ -33,11 +33,9 @@ struct ConnectionList {
         liveCount += 1
     }
 
-    /// Removes `connection`, marking it stopped and forgetting its receiver (the receiver is the
-    /// one removing it, or about to learn of it). Returns false if it was not in the list.
+    /// Removes `connection`, marking it stopped. Returns false if it was not in the list.
     @usableFromInline
     mutating func remove(_ connection: ConnectionBase) -> Bool {
-        connection.receiver = nil
         let slot = connection.slot
         guard slot >= 0, slot < storage.count, storage[slot] === connection else { return false }
         connection.markStopped()
@@ -48,23 +46,17 @@ struct ConnectionList {
         return true
     }
 
-    /// Removes and returns every connection, each marked stopped and taken out of its
-    /// receiver's list; returns the receivers' end-of-observation callbacks too, to be called
-    /// after unlocking.
-    mutating func removeAll() -> (removed: [ConnectionBase], endings: [@Sendable () -> Void]) {
+    /// Removes and returns every connection, each marked stopped. The caller tells their
+    /// receivers after unlocking.
+    mutating func removeAll() -> [ConnectionBase] {
         let all = live
-        var endings: [@Sendable () -> Void] = []
         for connection in all {
             connection.markStopped()
             connection.slot = -1
-            if let receiver = connection.receiver, let ending = receiver.forget(connection) {
-                endings.append(ending)
-            }
-            connection.receiver = nil
         }
         storage = []
         liveCount = 0
-        return (all, endings)
+        return all
     }
 
     /// The live connections in registration order.

@@ -200,14 +200,14 @@ package final class MessengerCore<Message>: @unchecked Sendable {
         let (connection, notify) = lock.withLock {
             atStart()
             let connection = Connection(
-                core: self, startSequence: state.nextSequence, receiver: receiver, site: site,
-                handler: handler)
+                core: self, startSequence: state.nextSequence, receiver: receiver?.storage,
+                site: site, handler: handler)
             prepareToChangeConnections()
             state.connections.append(connection)
             let becameObserved = state.connections.liveCount == 1
             return (connection, becameObserved ? beginStateChange(isObserved: true) : .none)
         }
-        receiver?.add(connection)
+        receiver?.storage.add(connection)
         tellObservationState(true, notify)
         return connection
     }
@@ -237,21 +237,20 @@ package final class MessengerCore<Message>: @unchecked Sendable {
 
     /// Ends every observation of this messenger.
     func disconnectAll() {
-        let (removed, notify) = lock.withLock {
-            () -> ((removed: [ConnectionBase], endings: [@Sendable () -> Void]), StateChangeAction)
-            in
+        let (removed, notify) = lock.withLock { () -> ([ConnectionBase], StateChangeAction) in
             let removed = state.connections.removeAll()
-            return (removed, removed.removed.isEmpty ? .none : beginStateChange(isObserved: false))
+            return (removed, removed.isEmpty ? .none : beginStateChange(isObserved: false))
         }
-        for ending in removed.endings { ending() }
+        for connection in removed { connection.receiver?.forget(connection) }
         tellObservationState(false, notify)
     }
 
-    /// Ends every observation of this messenger that `receiver` owns. Works from the receiver's
-    /// side, so that no weak reference to a receiver is loaded (and possibly released, running
-    /// its `deinit`) while this messenger's lock is held.
+    /// Ends every observation of this messenger that `receiver` owns, working from the
+    /// receiver's side.
     func disconnectAll(of receiver: Receiver) {
-        for connection in receiver.takeConnections(to: self) { connection.detachFromMessenger() }
+        for connection in receiver.storage.takeConnections(to: self) {
+            connection.detachFromMessenger()
+        }
     }
 
     /// The messenger died: end every observation without calling the state handler.
@@ -262,7 +261,7 @@ package final class MessengerCore<Message>: @unchecked Sendable {
             defer { state.observationStateHandler = nil }
             return (state.connections.removeAll(), state.observationStateHandler)
         }
-        for ending in removed.endings { ending() }
+        for connection in removed { connection.receiver?.forget(connection) }
         _ = handler
     }
 

@@ -49,12 +49,14 @@ public final class Observing<Observed: ObservableObject>: Sendable {
 
     /// Whether the observation still runs: neither stopped nor ended by the observed object's
     /// death.
-    public var isActive: Bool { receiver.hasConnections }
+    public var isActive: Bool { receiver.storage.hasConnections }
 
     /// Ends the observation and frees its handler. No message is delivered to it after `stop()`
     /// returns, except one whose delivery had already begun on another thread. Calling it again
     /// is harmless.
     public func stop() {
-        for connection in receiver.takeConnections(to: nil) { connection.detachFromMessenger() }
+        for connection in receiver.storage.takeConnections(to: nil) {
+            connection.detachFromMessenger()
+        }
     }
 }

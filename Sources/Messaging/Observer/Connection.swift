@@ -2,18 +2,12 @@ import Synchronization
 
 /// One observation: the link between one messenger and one handler.
 ///
-/// A connection is referenced by its messenger's list and by its receiver's list. It refers to
-/// the messenger's core strongly (the core outlives the messenger only until its connections are
-/// gone), and to its receiver without counting, so that whichever side dies first ends it from
-/// its `deinit`.
-///
-/// The receiver reference is `unowned(unsafe)` (a weak one would give every receiver a side
-/// table) and is safe by this protocol: it is read and written only under the core's lock; it is
-/// set iff the connection is in the receiver's list (apart from the moment between `connect` and
-/// `Receiver.add`, when the caller of `observe` keeps the receiver alive); and a receiver's
-/// `deinit` detaches every connection in its list, which clears the reference under the core's
-/// lock before the receiver's memory can go. So whoever holds the core's lock and reads a
-/// non-nil receiver may use it until unlocking. Locks nest only core → receiver.
+/// A connection is referenced by its messenger's list and by its receiver's storage. It refers
+/// to both strongly: to the messenger's core (which outlives the messenger only until its
+/// connections are gone) and to the receiver's `ReceiverStorage` (not to the `Receiver` itself,
+/// whose `deinit` must run as soon as its observer lets go). Whichever side ends the observation
+/// takes the connection out of both lists, which breaks the cycles; no weak reference (and so no
+/// side table) is needed.
 ///
 /// `gate` holds the sequence number of the first message the connection may receive, or
 /// `UInt64.max` once it is stopped, so that one atomic load and compare per delivery decides both
@@ -22,8 +16,8 @@ import Synchronization
 package class ConnectionBase: @unchecked Sendable {
     /// Start sequence, or `stoppedGate`. Written under the messenger's lock, read without it.
     @usableFromInline final let gate: Atomic<UInt64>
-    /// The receiver (observer side) owning this connection, if any. Guarded by the core's lock.
-    @usableFromInline final unowned(unsafe) var receiver: Receiver?
+    /// The observer side owning this connection, if any.
+    @usableFromInline final let receiver: ReceiverStorage?
     /// Where the observation was declared.
     final let site: DeclarationSite
     /// Index in the messenger's `ConnectionList`; -1 once removed. Guarded by the messenger's lock.
@@ -32,7 +26,7 @@ package class ConnectionBase: @unchecked Sendable {
     static var stoppedGate: UInt64 { .max }
 
     @usableFromInline
-    init(startSequence: UInt64, receiver: Receiver?, site: DeclarationSite) {
+    init(startSequence: UInt64, receiver: ReceiverStorage?, site: DeclarationSite) {
         gate = Atomic(startSequence)
         self.receiver = receiver
         self.site = site
@@ -67,7 +61,7 @@ package final class Connection<Message>: ConnectionBase, @unchecked Sendable {
 
     @usableFromInline
     init(
-        core: MessengerCore<Message>, startSequence: UInt64, receiver: Receiver?,
+        core: MessengerCore<Message>, startSequence: UInt64, receiver: ReceiverStorage?,
         site: DeclarationSite, handler: Handler<Message>
     ) {
         self.core = core

@@ -57,21 +57,21 @@ extension Observer {
 
     /// Whether this observer has at least one running observation of `observable`.
     public func isObserving<Observed: ObservableObject>(_ observable: Observed) -> Bool {
-        receiver.isConnected(to: observable.messenger.core)
+        receiver.storage.isConnected(to: observable.messenger.core)
     }
 
     /// Ends every observation of `observable` by this observer. Harmless if there is none, or if
     /// `observable` is nil.
     public func stopObserving<Observed: ObservableObject>(_ observable: Observed?) {
         guard let observable else { return }
-        for connection in receiver.takeConnections(to: observable.messenger.core) {
+        for connection in receiver.storage.takeConnections(to: observable.messenger.core) {
             connection.detachFromMessenger()
         }
     }
 
     /// Ends every observation this observer is doing.
     public func stopObserving() {
-        for connection in receiver.takeConnections(to: nil) {
+        for connection in receiver.storage.takeConnections(to: nil) {
             connection.detachFromMessenger()
         }
     }

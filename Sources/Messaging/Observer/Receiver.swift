@@ -10,35 +10,48 @@
 /// ```
 ///
 /// A receiver is thread-safe.
-public final class Receiver: @unchecked Sendable {
-    // `lock` protects `first` and `others`. The first connection is stored inline, so an
-    // observer with one observation allocates no list. A messenger core may take this lock while
-    // holding its own (never the other way round).
-    private let lock = Lock()
-    @exclusivity(unchecked) private var first: ConnectionBase?
-    @exclusivity(unchecked) private var others: ContiguousArray<ConnectionBase> = []
-    private let observationEnded: (@Sendable () -> Void)?
+public final class Receiver: Sendable {
+    // The observations live in `storage`, which connections refer to; nothing refers to this
+    // shell but its observer, so its `deinit` runs exactly when the observer lets go (never
+    // inside a messenger's lock) and ends every observation.
+    @usableFromInline let storage: ReceiverStorage
 
     /// Creates a receiver that owns no observations yet.
     public init() {
-        observationEnded = nil
+        storage = ReceiverStorage(observationEnded: nil)
     }
 
     /// Creates a receiver that calls `observationEnded` whenever one of its observations is ended
     /// from the observed side (the observed object died or stopped being observed).
     package init(whenAnObservationEnds observationEnded: @escaping @Sendable () -> Void) {
-        self.observationEnded = observationEnded
+        storage = ReceiverStorage(observationEnded: observationEnded)
     }
 
     deinit {
-        // Detaching clears each connection's reference to this receiver under its messenger's
-        // lock, which is what makes that unowned reference safe (see `ConnectionBase`).
-        for connection in takeConnections(to: nil) { connection.detachFromMessenger() }
+        for connection in storage.takeConnections(to: nil) { connection.detachFromMessenger() }
+    }
+}
+
+/// The observations a ``Receiver`` owns. Connections refer to it strongly; the cycle
+/// (storage → connection → storage) is broken by whichever side ends an observation: the
+/// receiver's `deinit` or a stop takes the connection out here, and the messenger side calls
+/// `forget` after taking it out of its own list.
+@usableFromInline
+final class ReceiverStorage: @unchecked Sendable {
+    // `lock` protects `first` and `others`. The first connection is stored inline, so an
+    // observer with one observation allocates no list. Never locked together with a messenger.
+    private let lock = Lock()
+    @exclusivity(unchecked) private var first: ConnectionBase?
+    @exclusivity(unchecked) private var others: ContiguousArray<ConnectionBase> = []
+    private let observationEnded: (@Sendable () -> Void)?
+
+    init(observationEnded: (@Sendable () -> Void)?) {
+        self.observationEnded = observationEnded
     }
 
     /// Takes ownership of a new connection, unless the observed side already ended it (a stop
-    /// that raced with the start: the stopper marks the connection stopped before it removes it
-    /// from this receiver, so checking here, under the receiver's lock, loses nothing).
+    /// that raced with the start: the stopper marks the connection stopped before it asks this
+    /// storage to forget it, so checking here, under the lock, loses nothing).
     @usableFromInline
     func add(_ connection: ConnectionBase) {
         lock.withLock {
@@ -47,9 +60,9 @@ public final class Receiver: @unchecked Sendable {
         }
     }
 
-    /// The observed side ended `connection`; called with its messenger's lock held. Returns the
-    /// end-of-observation callback to call after unlocking, if any.
-    func forget(_ connection: ConnectionBase) -> (@Sendable () -> Void)? {
+    /// The observed side ended `connection` (and holds it): forget it and, if it was owned
+    /// here, tell whoever wants to know.
+    func forget(_ connection: ConnectionBase) {
         let removed = lock.withLock { () -> Bool in
             if first === connection {
                 first = others.popLast()
@@ -59,7 +72,7 @@ public final class Receiver: @unchecked Sendable {
             others.remove(at: index)
             return true
         }
-        return removed ? observationEnded : nil
+        if removed { observationEnded?() }
     }
 
     /// Removes and returns the connections to a messenger's core, or all connections if it is nil.
@@ -80,18 +93,17 @@ public final class Receiver: @unchecked Sendable {
         }
     }
 
-    /// Whether the receiver owns a running observation.
+    /// Whether a running observation is owned here.
     var hasConnections: Bool {
-        lock.withLock { all.contains { $0.isActive } }
+        lock.withLock { (first?.isActive ?? false) || others.contains { $0.isActive } }
     }
 
     func isConnected(to core: AnyObject) -> Bool {
-        lock.withLock { all.contains { $0.isActive && $0.belongs(to: core) } }
-    }
-
-    /// Every connection owned, under the lock.
-    private var all: [ConnectionBase] {
-        guard let first else { return [] }
-        return [first] + others
+        lock.withLock {
+            let matches = { (connection: ConnectionBase) in
+                connection.isActive && connection.belongs(to: core)
+            }
+            return first.map(matches) ?? false || others.contains(where: matches)
+        }
     }
 }
