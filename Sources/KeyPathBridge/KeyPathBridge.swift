@@ -1,3 +1,3 @@
-// The KeyPathBridge layer (paths, coalescing, bindings, collections, synthetic properties) arrives
-// with its own issues. Until then this module only re-exports Transforms (and so Messaging).
+// KeyPathBridge builds on Transforms (and so Messaging), which it re-exports: `import
+// KeyPathBridge` gives a user everything.
 @_exported import Transforms

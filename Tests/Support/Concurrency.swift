@@ -86,3 +86,11 @@ public final class SpinBarrier: Sendable {
         while arrived.load(ordering: .acquiring) < parties {}
     }
 }
+
+/// Carries a non-Sendable value into the threads of a test that only reads it.
+public struct UncheckedBox<Value>: @unchecked Sendable {
+    /// The carried value.
+    public let value: Value
+    /// Carries `value`.
+    public init(_ value: Value) { self.value = value }
+}

@@ -100,9 +100,3 @@ struct TransformsConcurrencyTests {
         #expect(names.filter(\.isObserved).count == 1)
     }
 }
-
-/// Carries a non-Sendable value into the threads of a test that only reads it.
-struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
-}

@@ -4,4 +4,5 @@
 print("Herald demo: objects observe objects; observable objects send messages.")
 viewModelScene()
 collaborationScene()
+keyPathScene()
 print("\nDone.")

@@ -42,6 +42,13 @@ package class ConnectionBase: @unchecked Sendable {
     @usableFromInline
     package func detachFromMessenger() { fatalError("abstract") }
 
+    /// Ends the observation on both sides, as its owner (not a stop from the observed side, so
+    /// the receiver's end-of-observation callback is not called).
+    package final func end() {
+        detachFromMessenger()
+        receiver?.remove(self)
+    }
+
     /// Whether `core` is the messenger core this connection belongs to.
     func belongs(to core: AnyObject) -> Bool { fatalError("abstract") }
 }

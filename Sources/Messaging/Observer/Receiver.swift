@@ -75,6 +75,17 @@ final class ReceiverStorage: @unchecked Sendable {
         if removed { observationEnded?() }
     }
 
+    /// Forgets `connection` without telling anyone (its owner is ending it).
+    func remove(_ connection: ConnectionBase) {
+        lock.withLock {
+            if first === connection {
+                first = others.popLast()
+            } else if let index = others.lastIndex(where: { $0 === connection }) {
+                others.remove(at: index)
+            }
+        }
+    }
+
     /// Removes and returns the connections to a messenger's core, or all connections if it is nil.
     func takeConnections(to core: AnyObject?) -> [ConnectionBase] {
         lock.withLock {

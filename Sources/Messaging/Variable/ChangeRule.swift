@@ -11,11 +11,11 @@
 /// The rule is chosen once per variable from the value's type at run time, so a single generic
 /// initializer (and decoding) picks the right rule without overloads.
 @usableFromInline
-struct ChangeRule<Value>: @unchecked Sendable {
+package struct ChangeRule<Value>: @unchecked Sendable {
     @usableFromInline let isSame: (Value, Value) -> Bool
 
     /// The rule for any `Value`, classified at run time.
-    @usableFromInline init() {
+    @usableFromInline package init() {
         if Self.isObjectReference {
             isSame = Self.sameObject
         } else if let equatable = Value.self as? any Equatable.Type {
@@ -45,7 +45,7 @@ struct ChangeRule<Value>: @unchecked Sendable {
 
     /// Whether going from `old` to `new` is a change.
     @inlinable @inline(__always)
-    func isChange(from old: Value, to new: Value) -> Bool {
+    package func isChange(from old: Value, to new: Value) -> Bool {
         !isSame(old, new)
     }
 
@@ -105,12 +105,12 @@ struct ChangeRule<Value>: @unchecked Sendable {
 }
 
 /// Lets `ChangeRule` see through `Optional` to its wrapped type.
-protocol _OptionalType {
+package protocol _OptionalType {
     static var _wrappedType: Any.Type { get }
     var _wrappedValue: Any? { get }
 }
 
 extension Optional: _OptionalType {
-    static var _wrappedType: Any.Type { Wrapped.self }
-    var _wrappedValue: Any? { self.map { $0 } }
+    package static var _wrappedType: Any.Type { Wrapped.self }
+    package var _wrappedValue: Any? { self.map { $0 } }
 }

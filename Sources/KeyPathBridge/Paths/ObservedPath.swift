@@ -1,0 +1,187 @@
+import Transforms
+
+/// A live observation of a ``PropertyPath`` from a root object: an observable object whose value
+/// is the path's end value, or `nil` while the path is unreachable.
+///
+/// ```swift
+/// let zipCode = ObservedPath(cache, PropertyPath(\.$currentUser).appending(\.$address).appending(\.$zipCode))
+/// observer.observe(zipCode) { update in print(update.old ?? "-", "→", update.new ?? "-") }
+/// cache.currentUser = ann           // re-wires to ann's address; sends her zip code
+/// ann.address?.zipCode = "10115"    // sends the change
+/// ann.address = nil                 // unreachable: sends Update("10115", nil)
+/// ```
+///
+/// It sends an ``Update`` whenever the end value changes, whether a property at the end changed
+/// or an object along the path was replaced (then it re-wires: it observes the new object's
+/// properties and lets go of the old one's). Replacing an intermediate object with one that leads
+/// to an equal end value sends nothing (values compare as a ``Variable``'s do). Each update is
+/// authored by the author of the change that caused it. Starting sends nothing; `latestMessage`
+/// and ``value`` give the current end value.
+///
+/// When `Value` is itself optional, ``value`` is doubly optional: `nil` is "unreachable",
+/// `.some(nil)` is "reachable, and the value is nil".
+///
+/// It holds its root and the path's objects weakly; when the root dies, the path becomes
+/// unreachable (an update to `nil` is sent, authored by the path).
+/// Hold the `ObservedPath` as long as you observe it. Thread-safe: changes along the path are
+/// handled one at a time, in the order they happen.
+public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?>>, ObservableCache
+{
+    private let tracker: PathTracker<Value>
+
+    /// Starts tracking `path` from `root`.
+    public init(
+        _ root: Root, _ path: PropertyPath<Root, Value>, fileID: StaticString = #fileID,
+        line: UInt = #line
+    ) {
+        let core = MessengerCore<Update<Value?>>()
+        tracker = PathTracker(
+            root: root, components: path.components,
+            site: DeclarationSite(fileID: fileID, line: line), output: core)
+        super.init(core: core)
+    }
+
+    deinit {
+        tracker.stop()
+    }
+
+    /// The path's end value, or `nil` while it is unreachable.
+    public var value: Value? { tracker.current }
+
+    /// Whether every object along the path is there.
+    public var isReachable: Bool { value != nil }
+
+    /// An update whose `old` and `new` are both the current end value.
+    public var latestMessage: Update<Value?> {
+        let current = value
+        return Update(current, current)
+    }
+}
+
+// Thread-safe by construction (the tracker serializes changes; the messenger core owns a lock).
+extension ObservedPath: @unchecked Sendable where Value: Sendable {}
+
+/// The engine behind ``ObservedPath``: it keeps one observation per attached component and
+/// re-wires the components after one whose object changed.
+///
+/// Changes from the components' observations (which may arrive on any thread, for different
+/// components at once) are funnelled through an internal messenger, so they are handled one at a
+/// time, outside any lock (attaching may start observations and run their observation-state
+/// handlers), in acceptance order; the end value is then sent through the output messenger.
+final class PathTracker<Value>: @unchecked Sendable {
+    // `links` and `stopped` are guarded by `lock`; changes to them are made only by the handling
+    // of `changes` (serialized by that messenger) and by `stop()`. `current` is guarded by the
+    // output core's lock, so that a new end value and its update are accepted in one step.
+    private let lock = Lock()
+    @exclusivity(unchecked) private var links: [PathLink] = []
+    @exclusivity(unchecked) private var stopped = false
+    private weak var root: AnyObject?
+    private let components: [PathComponent]
+    private let site: DeclarationSite
+    private let output: MessengerCore<Update<Value?>>
+    private let changes = MessengerCore<Int>()
+    private var changesConnection: Connection<Int>?
+    /// Owns the observation of the root's property, to hear when the root (and so that
+    /// observation) dies: then the path is evaluated again from the root.
+    private let rootReceiver: Receiver
+    private static var rootDied: Int { -1 }
+    private let changeRule = ChangeRule<Value?>()
+    @exclusivity(unchecked) private var end: Value?
+
+    init(
+        root: AnyObject, components: [PathComponent], site: DeclarationSite,
+        output: MessengerCore<Update<Value?>>
+    ) {
+        self.root = root
+        self.components = components
+        self.site = site
+        self.output = output
+        rootReceiver = Receiver { [changes, output] in
+            changes.send(Self.rootDied, from: output)
+        }
+        // The connection's closure holds the tracker: `stop()` breaks that cycle.
+        changesConnection = changes.connect(receiver: nil, site: site) { level, author in
+            self.handleChange(at: level, from: author)
+        }
+        // Wire the whole path now; nothing is sent for the starting state.
+        let (attached, endValue) = attach(from: 0, object: root)
+        lock.withLock { links = attached }
+        output.lock.withLock { end = endValue }
+    }
+
+    /// The current end value (nil: unreachable).
+    var current: Value? { output.lock.withLock { end } }
+
+    /// Ends every observation; safe to call while a change is being handled.
+    func stop() {
+        let detached = lock.withLock {
+            stopped = true
+            defer { links = [] }
+            return links
+        }
+        for link in detached { link.connection.end() }
+        changesConnection?.detachFromMessenger()
+    }
+
+    /// Attaches the components from `level` on, starting at `object`; returns the links and the
+    /// end value (nil where the path became unreachable).
+    private func attach(from level: Int, object: AnyObject?) -> ([PathLink], Value?) {
+        var attached: [PathLink] = []
+        var object = object
+        for index in level..<components.count {
+            guard let current = object else { return (attached, nil) }
+            let receiver = index == 0 ? rootReceiver : nil
+            let link = components[index].attach(current, receiver, site) { [changes] author in
+                changes.send(index, from: author)
+            }
+            attached.append(link)
+            if index == components.count - 1 {
+                return (attached, link.read().map { $0 as! Value })
+            }
+            object = link.nextObject()
+        }
+        return (attached, nil)
+    }
+
+    /// Handles a change of the property at `level` (one at a time, outside any lock).
+    private func handleChange(at level: Int, from author: AnyAuthor) {
+        if level == Self.rootDied {
+            rewire(after: -1, object: root, from: author)
+            return
+        }
+        let link: PathLink? = lock.withLock {
+            stopped || level >= links.count ? nil : links[level]
+        }
+        guard let link else { return }  // stopped, or a late change from a detached component
+        if level == components.count - 1 {
+            publish(link.read().map { $0 as! Value }, from: author)
+        } else {
+            // An object along the path changed: re-wire everything after it.
+            rewire(after: level, object: link.nextObject(), from: author)
+        }
+    }
+
+    /// Replaces the links after `level` by new ones starting at `object`, then publishes the end
+    /// value.
+    private func rewire(after level: Int, object: AnyObject?, from author: AnyAuthor) {
+        let (attached, endValue) = attach(from: level + 1, object: object)
+        let (detached, installed) = lock.withLock { () -> ([PathLink], Bool) in
+            guard !stopped, level < links.count else { return (attached, false) }
+            let detached = Array(links[(level + 1)...])
+            links.replaceSubrange((level + 1)..., with: attached)
+            return (detached, true)
+        }
+        for old in detached { old.connection.end() }
+        if installed { publish(endValue, from: author) }
+    }
+
+    /// Sends an update if the end value changed.
+    private func publish(_ newEnd: Value?, from author: AnyAuthor) {
+        output.send(from: author) { () -> Update<Value?>? in
+            let old = end
+            guard changeRule.isChange(from: old, to: newEnd) else { return nil }
+            end = newEnd
+            return Update(old, newEnd)
+        }
+    }
+}

@@ -1,0 +1,257 @@
+import Transforms
+
+// `observer.observe(root, \.$a, \.$b, …) { value in }` for paths of 1 to 4 properties. Each
+// intermediate property may hold an object or an optional object, so the arities are spelled out
+// (generated: every overload builds a `PropertyPath` and calls the one implementation below).
+
+extension Observer {
+    /// Observes the end value of `path` from `root`: `receive` gets the new end value, or `nil`
+    /// while the path is unreachable, whenever it changes (see ``ObservedPath``).
+    ///
+    /// ```swift
+    /// observer.observe(cache, PropertyPath(\.$currentUser).appending(\.$address)) { address in }
+    /// ```
+    ///
+    /// The observation lasts as long as the observer (or until `observer.stopObserving()`).
+    public func observe<Root: AnyObject, Value>(
+        _ root: Root, _ path: PropertyPath<Root, Value>, fileID: StaticString = #fileID,
+        line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        let observed = ObservedPath(root, path, fileID: fileID, line: line)
+        // The observation holds the path; it ends with the observer (or a stop).
+        observe(observed, fileID: fileID, line: line) { [observed] update in
+            withExtendedLifetime(observed) { receive(update.new) }
+        }
+    }
+
+    /// Observes the end value of the path of 1 property from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(settings, \.$volume) { volume in }
+    /// ```
+    public func observe<Root: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(root, PropertyPath(p1), fileID: fileID, line: line, receive: receive)
+    }
+
+    /// Observes the end value of the path of 2 properties from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(document, \.$owner, \.$name) { name in }
+    /// ```
+    public func observe<Root: AnyObject, A: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(root, PropertyPath(p1).appending(p2), fileID: fileID, line: line, receive: receive)
+    }
+
+    /// Observes the end value of the path of 2 properties from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(document, \.$owner, \.$name) { name in }
+    /// ```
+    public func observe<Root: AnyObject, A: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(root, PropertyPath(p1).appending(p2), fileID: fileID, line: line, receive: receive)
+    }
+
+    /// Observes the end value of the path of 3 properties from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
+    /// ```
+    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B>>,
+        _ p3: KeyPath<B, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(
+            root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
+            receive: receive)
+    }
+
+    /// Observes the end value of the path of 3 properties from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
+    /// ```
+    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B?>>,
+        _ p3: KeyPath<B, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(
+            root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
+            receive: receive)
+    }
+
+    /// Observes the end value of the path of 3 properties from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
+    /// ```
+    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B>>,
+        _ p3: KeyPath<B, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(
+            root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
+            receive: receive)
+    }
+
+    /// Observes the end value of the path of 3 properties from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
+    /// ```
+    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B?>>,
+        _ p3: KeyPath<B, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(
+            root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
+            receive: receive)
+    }
+
+    /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
+    /// ```
+    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B>>,
+        _ p3: KeyPath<B, Variable<C>>, _ p4: KeyPath<C, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
+            line: line, receive: receive)
+    }
+
+    /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
+    /// ```
+    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B>>,
+        _ p3: KeyPath<B, Variable<C?>>, _ p4: KeyPath<C, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
+            line: line, receive: receive)
+    }
+
+    /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
+    /// ```
+    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B?>>,
+        _ p3: KeyPath<B, Variable<C>>, _ p4: KeyPath<C, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
+            line: line, receive: receive)
+    }
+
+    /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
+    /// ```
+    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B?>>,
+        _ p3: KeyPath<B, Variable<C?>>, _ p4: KeyPath<C, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
+            line: line, receive: receive)
+    }
+
+    /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
+    /// ```
+    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B>>,
+        _ p3: KeyPath<B, Variable<C>>, _ p4: KeyPath<C, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
+            line: line, receive: receive)
+    }
+
+    /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
+    /// ```
+    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B>>,
+        _ p3: KeyPath<B, Variable<C?>>, _ p4: KeyPath<C, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
+            line: line, receive: receive)
+    }
+
+    /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
+    /// ```
+    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B?>>,
+        _ p3: KeyPath<B, Variable<C>>, _ p4: KeyPath<C, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
+            line: line, receive: receive)
+    }
+
+    /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
+    /// value, or `nil` while an intermediate object is `nil` (unreachable).
+    ///
+    /// ```swift
+    /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
+    /// ```
+    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
+        _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B?>>,
+        _ p3: KeyPath<B, Variable<C?>>, _ p4: KeyPath<C, Variable<Value>>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
+    ) {
+        observe(
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
+            line: line, receive: receive)
+    }
+}

@@ -1,0 +1,52 @@
+import Transforms
+
+/// A compile-time checked chain of observable properties from a root object to a value, the
+/// Swift analogue of a KVO key path such as `currentUser.address.zipCode`.
+///
+/// ```swift
+/// let zipCode = PropertyPath(\UserCache.$currentUser).appending(\.$address).appending(\.$zipCode)
+/// // PropertyPath<UserCache, String>
+/// ```
+///
+/// Each component is an observable property (a ``Variable``, or an `@ObservableVar` through its
+/// `$name`). Every component but the last holds an object, or an optional object; when an
+/// intermediate property holds `nil`, the rest of the path is *unreachable*. Observe a path with
+/// ``ObservedPath`` or `observer.observe(root, \.$a, \.$b) { value in }`.
+public struct PropertyPath<Root: AnyObject, Value>: Sendable {
+    let components: [PathComponent]
+
+    private init(components: [PathComponent]) {
+        self.components = components
+    }
+
+    /// A path of one property of `Root`.
+    public init(_ property: KeyPath<Root, Variable<Value>>) {
+        self.init(components: [PathComponent(property)])
+    }
+
+    /// This path extended by a property of the object it leads to.
+    ///
+    /// ```swift
+    /// PropertyPath(\Document.$owner).appending(\.$name)
+    /// ```
+    public func appending<Next>(
+        _ property: KeyPath<Value, Variable<Next>>
+    ) -> PropertyPath<Root, Next> where Value: AnyObject {
+        PropertyPath<Root, Next>(components: components + [PathComponent(property)])
+    }
+
+    /// This path extended by a property of the optional object it leads to; where that object is
+    /// `nil`, the extended path is unreachable.
+    ///
+    /// ```swift
+    /// PropertyPath(\UserCache.$currentUser).appending(\.$address)   // currentUser: User?
+    /// ```
+    public func appending<Object: AnyObject, Next>(
+        _ property: KeyPath<Object, Variable<Next>>
+    ) -> PropertyPath<Root, Next> where Value == Object? {
+        PropertyPath<Root, Next>(components: components + [PathComponent(property)])
+    }
+
+    /// The number of properties in the path.
+    public var count: Int { components.count }
+}

@@ -1,0 +1,245 @@
+import HeraldTestSupport
+import KeyPathBridge
+import Testing
+
+@Suite("Key paths")
+struct PathTests {
+    @Test func aPathDeliversItsEndValueAndFollowsReplacedIntermediates() {
+        let cache = UserCache()
+        let observer = TestObserver()
+        let zips = Recording<String?>()
+        observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zips.append($0) }
+
+        let ann = User(name: "Ann", address: Address(zipCode: "10115"))
+        cache.currentUser = ann  // reachable now
+        ann.address?.zipCode = "10117"  // the end value changes
+        ann.address = Address(zipCode: "20095")  // an intermediate is replaced: re-wired
+        let bob = User(name: "Bob", address: Address(zipCode: "80331"))
+        cache.currentUser = bob  // the root's property is replaced: re-wired
+
+        #expect(zips.elements == ["10115", "10117", "20095", "80331"])
+    }
+
+    @Test func aNilIntermediateMakesThePathUnreachable() {
+        let cache = UserCache()
+        let ann = User(name: "Ann", address: Address(zipCode: "10115"))
+        cache.currentUser = ann
+        let zip = ObservedPath(
+            cache, PropertyPath(\UserCache.$currentUser).appending(\.$address).appending(\.$zipCode)
+        )
+        let observer = RecordingObserver<Update<String?>>()
+        observer.record(zip)
+        #expect(zip.value == "10115")
+        #expect(zip.isReachable)
+
+        ann.address = nil
+
+        #expect(zip.value == nil)
+        #expect(!zip.isReachable)
+        #expect(observer.messages.elements == [Update("10115", nil)])
+    }
+
+    @Test func unreachableIsDistinguishableFromAReachableNil() {
+        let cache = UserCache()
+        let street = ObservedPath(
+            cache, PropertyPath(\UserCache.$currentUser).appending(\.$address).appending(\.$street))
+        let values = Recording<String??>()
+        let observer = TestObserver()
+        observer.observe(street) { values.append($0.new) }
+
+        cache.currentUser = User(name: "Ann", address: Address(zipCode: "1", street: nil))
+        cache.currentUser?.address?.street = "Main St"
+        cache.currentUser = nil
+
+        // .some(nil): reachable, no street; nil: unreachable.
+        #expect(values.elements == [.some(nil), .some("Main St"), nil])
+    }
+
+    @Test func aPathSetUpWhileNilFiresOnceItBecomesReachable() {
+        let cache = UserCache()
+        let observer = TestObserver()
+        let names = Recording<String?>()
+        observer.observe(cache, \.$currentUser, \.$name) { names.append($0) }
+        #expect(names.elements.isEmpty)  // starting sends nothing
+
+        cache.currentUser = User(name: "Fetched")  // nil, then fetched
+
+        #expect(names.elements == ["Fetched"])
+    }
+
+    @Test func replacingAnIntermediateWithAnEqualEndValueDoesNotFire() {
+        let ann = User(name: "Ann", address: Address(zipCode: "10115"))
+        ann.workAddress = Address(zipCode: "10115")
+        let observer = TestObserver()
+        let zips = Recording<String?>()
+        observer.observe(ann, \.$address, \.$zipCode) { zips.append($0) }
+
+        ann.address = ann.workAddress  // home/work swap: another object, the same zip code
+
+        #expect(zips.elements.isEmpty)
+        ann.address?.zipCode = "10117"  // but the path now follows the work address
+        #expect(zips.elements == ["10117"])
+        #expect(ann.workAddress?.zipCode == "10117")
+    }
+
+    @Test func rewiringStopsObservingTheOldObject() {
+        let old = Address(zipCode: "10115")
+        let ann = User(name: "Ann", address: old)
+        let observer = TestObserver()
+        let zips = Recording<String?>()
+        observer.observe(ann, \.$address, \.$zipCode) { zips.append($0) }
+        #expect(old.$zipCode.observationCount == 1)
+
+        ann.address = Address(zipCode: "20095")
+        old.zipCode = "99999"
+
+        #expect(old.$zipCode.observationCount == 0)
+        #expect(zips.elements == ["20095"])
+    }
+
+    @Test func rootingAtAnIntermediateFollowsThatObjectInstead() {
+        // "Follow the old address": root the path at the address, not at the user.
+        let cache = UserCache()
+        let oldAddress = Address(zipCode: "10115")
+        cache.currentUser = User(name: "Ann", address: oldAddress)
+        let viaUser = ObservedPath(
+            cache, PropertyPath(\UserCache.$currentUser).appending(\.$address).appending(\.$zipCode)
+        )
+        let viaAddress = ObservedPath(oldAddress, PropertyPath(\Address.$zipCode))
+
+        cache.currentUser?.address = Address(zipCode: "20095")
+        oldAddress.zipCode = "10117"
+
+        #expect(viaUser.value == "20095")  // follows the user's current address
+        #expect(viaAddress.value == "10117")  // follows the old address
+    }
+
+    @Test func updatesCarryTheAuthorOfTheChangeThatCausedThem() {
+        let cache = UserCache()
+        let editor = Author("editor")
+        let zip = ObservedPath(
+            cache, PropertyPath(\UserCache.$currentUser).appending(\.$address).appending(\.$zipCode)
+        )
+        let observer = RecordingObserver<Update<String?>>()
+        observer.record(zip)
+        let ann = User(name: "Ann", address: Address(zipCode: "1"))
+
+        cache.$currentUser.set(ann, as: editor)  // an intermediate replaced by the editor
+        ann.address?.$zipCode.set("2", as: editor)  // the end value changed by the editor
+
+        #expect(observer.authors.elements.count == 2)
+        #expect(observer.authors.elements.allSatisfy { $0 === editor })
+    }
+
+    @Test func anObservedPathIsACacheOfItsEndValue() {
+        let ann = User(name: "Ann")
+        let name = ObservedPath(ann, PropertyPath(\User.$name))
+        #expect(name.latestMessage == Update("Ann", "Ann"))
+        let newName = name.new()  // a stand-alone transform: held for the test
+        let observer = RecordingObserver<String?>()
+        observer.record(newName)
+        name.send()
+        #expect(observer.messages.elements == ["Ann"])
+    }
+
+    @Test func aPathHoldsNeitherItsRootNorItsObjects() {
+        var cache: UserCache? = UserCache()
+        var ann: User? = User(name: "Ann", address: Address(zipCode: "1"))
+        cache?.currentUser = ann
+        let cacheBox = WeakBox(cache!)
+        let annBox = WeakBox(ann!)
+        let zip = ObservedPath(
+            cache!,
+            PropertyPath(\UserCache.$currentUser).appending(\.$address).appending(\.$zipCode))
+        #expect(zip.value == "1")
+
+        ann = nil
+        cache = nil
+
+        #expect(cacheBox.isFreed)
+        #expect(annBox.isFreed)
+    }
+
+    @Test func whenTheRootDiesThePathBecomesUnreachable() {
+        var ann: User? = User(name: "Ann")
+        let name = ObservedPath(ann!, PropertyPath(\User.$name))
+        let observer = RecordingObserver<Update<String?>>()
+        observer.record(name)
+
+        ann = nil
+
+        #expect(name.value == nil)
+        #expect(observer.messages.elements.map(\.new) == [nil])
+    }
+
+    @Test func droppingAnObservedPathEndsEveryObservationAlongIt() {
+        let ann = User(name: "Ann", address: Address(zipCode: "1"))
+        var zip: ObservedPath<User, String>? = ObservedPath(
+            ann, PropertyPath(\User.$address).appending(\.$zipCode))
+        let box = WeakBox(zip!)
+        #expect(ann.$address.observationCount == 1)
+        #expect(ann.address?.$zipCode.observationCount == 1)
+
+        zip = nil
+
+        #expect(box.isFreed)
+        #expect(ann.$address.observationCount == 0)
+        #expect(ann.address?.$zipCode.observationCount == 0)
+    }
+
+    @Test func anAdHocPathObservationEndsWithItsObserver() {
+        let ann = User(name: "Ann", address: Address(zipCode: "1"))
+        var observer: TestObserver? = TestObserver()
+        observer?.observe(ann, \.$address, \.$zipCode) { _ in }
+        #expect(ann.$address.observationCount == 1)
+
+        observer = nil
+
+        #expect(ann.$address.observationCount == 0)
+        #expect(ann.address?.$zipCode.observationCount == 0)
+    }
+
+    @Test func pathsOfOneToFourPropertiesCompileAndWork() {
+        final class App {
+            @ObservableVar var cache: UserCache? = UserCache()
+        }
+        let app = App()
+        let observer = TestObserver()
+        let log = Recording<String>()
+        observer.observe(app, \.$cache) { log.append("cache \($0 == nil ? "gone" : "set")") }
+        observer.observe(app, \.$cache, \.$currentUser) { _ in log.append("user") }
+        observer.observe(app, \.$cache, \.$currentUser, \.$name) { log.append("name \($0 ?? "-")") }
+        observer.observe(app, \.$cache, \.$currentUser, \.$address, \.$zipCode) {
+            log.append("zip \($0 ?? "-")")
+        }
+
+        app.cache?.currentUser = User(name: "Ann", address: Address(zipCode: "1"))
+
+        #expect(log.elements == ["user", "name Ann", "zip 1"])
+    }
+}
+
+@Suite("Key paths concurrency")
+struct PathConcurrencyTests {
+    @Test func changesAtDifferentLevelsFromSeveralThreadsEndConsistent() {
+        let root = Node()
+        let children = (0..<4).map { _ in Node() }
+        let path = ObservedPath(root, PropertyPath(\Node.child).appending(\.value))
+        let box = UncheckedBox(children)
+
+        concurrently(threads: 3) { thread in
+            for index in 0..<2_000 {
+                if thread == 0 {
+                    root.child.value = box.value[index % 4]
+                } else {
+                    box.value[(index + thread) % 4].value.value = index
+                }
+            }
+        }
+
+        // Whatever the interleaving, the path now shows the current child's current value.
+        let expected = root.child.value?.value.value
+        #expect(path.value == expected)
+        #expect(children.filter(\.value.isObserved).count == 1)
+    }
+}
