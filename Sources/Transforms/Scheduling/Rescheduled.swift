@@ -35,9 +35,9 @@ typealias Stage<Input, Output> = (
 /// to the thread that delivers; whether a message type is safe to share is the sender's call, as
 /// it is for any message.
 @usableFromInline
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    @usableFromInline let value: Value
-    @usableFromInline init(_ value: Value) { self.value = value }
+package struct UncheckedSendable<Value>: @unchecked Sendable {
+    @usableFromInline package let value: Value
+    @usableFromInline package init(_ value: Value) { self.value = value }
 }
 
 /// Ends the scheduled work of a stage when the observation that owns it ends: the stage's input
