@@ -131,6 +131,25 @@ struct PathTests {
         #expect(observer.authors.elements.allSatisfy { $0 === editor })
     }
 
+    @Test func everyChangeKeepsItsOwnValueAndAuthorEvenWhenAnotherWasQueued() {
+        let ann = User(name: "ann")
+        let editor = Author("editor")
+        let normalizer = TestObserver()
+        // Registered first: on the editor's change it queues a second change of its own.
+        normalizer.observe(ann.$name) { update in
+            if update.new != update.new.capitalized { ann.name = update.new.capitalized }
+        }
+        let name = ObservedPath(ann, PropertyPath(\User.$name))
+        let observer = RecordingObserver<Update<String?>>()
+        observer.record(name)
+
+        ann.$name.set("grace", as: editor)
+
+        #expect(observer.messages.elements == [Update("ann", "grace"), Update("grace", "Grace")])
+        #expect(observer.authors.elements.first === editor)
+        #expect(observer.authors.elements.last === ann.$name)
+    }
+
     @Test func anObservedPathIsACacheOfItsEndValue() {
         let ann = User(name: "Ann")
         let name = ObservedPath(ann, PropertyPath(\User.$name))

@@ -51,6 +51,18 @@ public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?
     /// Whether every object along the path is there.
     public var isReachable: Bool { value != nil }
 
+    /// Sets the property at the end of the path, on behalf of `author`; false if the path is
+    /// unreachable. (Bindings write through this.)
+    func write(_ value: Value, as author: AnyAuthor) -> Bool {
+        tracker.write(value, as: author)
+    }
+
+    /// Calls `handler` whenever the path re-wires to another property at its end (another object
+    /// holds it now). Bindings use it to bring a new target in sync at once.
+    func whenEndPropertyChanges(_ handler: @escaping () -> Void) {
+        tracker.setEndPropertyHandler(handler)
+    }
+
     /// An update whose `old` and `new` are both the current end value.
     public var latestMessage: Update<Value?> {
         let current = value
@@ -73,14 +85,20 @@ final class PathTracker<Value>: @unchecked Sendable {
     // of `changes` (serialized by that messenger) and by `stop()`. `current` is guarded by the
     // output core's lock, so that a new end value and its update are accepted in one step.
     private let lock = Lock()
-    @exclusivity(unchecked) private var links: [PathLink] = []
+    @exclusivity(unchecked) private var links: [(id: UInt64, link: PathLink)] = []
+    /// Numbers links; used only while attaching (in `init` or while handling a change).
+    private var linkCount: UInt64 = 0
     @exclusivity(unchecked) private var stopped = false
+    @exclusivity(unchecked) private var endPropertyHandler: (() -> Void)?
     private weak var root: AnyObject?
     private let components: [PathComponent]
     private let site: DeclarationSite
     private let output: MessengerCore<Update<Value?>>
-    private let changes = MessengerCore<Int>()
-    private var changesConnection: Connection<Int>?
+    /// A change to handle: the level whose property changed, the link that observed it (a
+    /// change from a link that was replaced meanwhile is stale), and the new value.
+    private typealias Change = (level: Int, link: UInt64, value: Any?)
+    private let changes = MessengerCore<Change>()
+    private var changesConnection: Connection<Change>?
     /// Owns the observation of the root's property, to hear when the root (and so that
     /// observation) dies: then the path is evaluated again from the root.
     private let rootReceiver: Receiver
@@ -97,11 +115,11 @@ final class PathTracker<Value>: @unchecked Sendable {
         self.site = site
         self.output = output
         rootReceiver = Receiver { [changes, output] in
-            changes.send(Self.rootDied, from: output)
+            changes.send((Self.rootDied, 0, nil), from: output)
         }
         // The connection's closure holds the tracker: `stop()` breaks that cycle.
-        changesConnection = changes.connect(receiver: nil, site: site) { level, author in
-            self.handleChange(at: level, from: author)
+        changesConnection = changes.connect(receiver: nil, site: site) { change, author in
+            self.handleChange(at: change.level, link: change.link, to: change.value, from: author)
         }
         // Wire the whole path now; nothing is sent for the starting state.
         let (attached, endValue) = attach(from: 0, object: root)
@@ -112,6 +130,20 @@ final class PathTracker<Value>: @unchecked Sendable {
     /// The current end value (nil: unreachable).
     var current: Value? { output.lock.withLock { end } }
 
+    /// Sets the property at the end of the path; false if it is unreachable.
+    func write(_ value: Value, as author: AnyAuthor) -> Bool {
+        let end = lock.withLock { links.count == components.count ? links.last?.link : nil }
+        return end?.write(value, author) ?? false
+    }
+
+    func setEndPropertyHandler(_ handler: @escaping () -> Void) {
+        let replaced = lock.withLock {
+            defer { endPropertyHandler = handler }
+            return endPropertyHandler
+        }
+        _ = replaced  // released after unlocking
+    }
+
     /// Ends every observation; safe to call while a change is being handled.
     func stop() {
         let detached = lock.withLock {
@@ -119,22 +151,27 @@ final class PathTracker<Value>: @unchecked Sendable {
             defer { links = [] }
             return links
         }
-        for link in detached { link.connection.end() }
+        for (_, link) in detached { link.connection.end() }
         changesConnection?.detachFromMessenger()
     }
 
     /// Attaches the components from `level` on, starting at `object`; returns the links and the
     /// end value (nil where the path became unreachable).
-    private func attach(from level: Int, object: AnyObject?) -> ([PathLink], Value?) {
-        var attached: [PathLink] = []
+    private func attach(from level: Int, object: AnyObject?) -> (
+        [(id: UInt64, link: PathLink)], Value?
+    ) {
+        var attached: [(id: UInt64, link: PathLink)] = []
         var object = object
         for index in level..<components.count {
             guard let current = object else { return (attached, nil) }
             let receiver = index == 0 ? rootReceiver : nil
-            let link = components[index].attach(current, receiver, site) { [changes] author in
-                changes.send(index, from: author)
+            linkCount &+= 1
+            let id = linkCount
+            let link = components[index].attach(current, receiver, site) {
+                [changes] value, author in
+                changes.send((index, id, value), from: author)
             }
-            attached.append(link)
+            attached.append((id, link))
             if index == components.count - 1 {
                 return (attached, link.read().map { $0 as! Value })
             }
@@ -143,21 +180,21 @@ final class PathTracker<Value>: @unchecked Sendable {
         return (attached, nil)
     }
 
-    /// Handles a change of the property at `level` (one at a time, outside any lock).
-    private func handleChange(at level: Int, from author: AnyAuthor) {
+    /// Handles a change of the property at `level` to `value` (one at a time, outside any lock).
+    private func handleChange(
+        at level: Int, link id: UInt64, to value: Any?, from author: AnyAuthor
+    ) {
         if level == Self.rootDied {
             rewire(after: -1, object: root, from: author)
             return
         }
-        let link: PathLink? = lock.withLock {
-            stopped || level >= links.count ? nil : links[level]
-        }
-        guard let link else { return }  // stopped, or a late change from a detached component
+        let isCurrent = lock.withLock { !stopped && level < links.count && links[level].id == id }
+        guard isCurrent else { return }  // stopped, or a stale change from a replaced link
         if level == components.count - 1 {
-            publish(link.read().map { $0 as! Value }, from: author)
+            publish(value.map { $0 as! Value }, from: author)
         } else {
             // An object along the path changed: re-wire everything after it.
-            rewire(after: level, object: link.nextObject(), from: author)
+            rewire(after: level, object: PathLink.object(in: value), from: author)
         }
     }
 
@@ -165,14 +202,18 @@ final class PathTracker<Value>: @unchecked Sendable {
     /// value.
     private func rewire(after level: Int, object: AnyObject?, from author: AnyAuthor) {
         let (attached, endValue) = attach(from: level + 1, object: object)
-        let (detached, installed) = lock.withLock { () -> ([PathLink], Bool) in
-            guard !stopped, level < links.count else { return (attached, false) }
+        let (detached, installed, endHandler) = lock.withLock {
+            () -> ([(id: UInt64, link: PathLink)], Bool, (() -> Void)?) in
+            guard !stopped, level < links.count else { return (attached, false, nil) }
             let detached = Array(links[(level + 1)...])
             links.replaceSubrange((level + 1)..., with: attached)
-            return (detached, true)
+            let reachesEnd = links.count == components.count
+            return (detached, true, reachesEnd ? endPropertyHandler : nil)
         }
-        for old in detached { old.connection.end() }
-        if installed { publish(endValue, from: author) }
+        for (_, old) in detached { old.connection.end() }
+        guard installed else { return }
+        publish(endValue, from: author)
+        endHandler?()
     }
 
     /// Sends an update if the end value changed.
