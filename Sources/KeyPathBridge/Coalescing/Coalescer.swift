@@ -75,6 +75,8 @@ public final class Coalescer: @unchecked Sendable {
 
     /// Schedules `entry`'s block (see the rules above).
     func schedule(_ entry: Entry) {
+        // Most changes find their block already scheduled: cheap check first.
+        if lock.withLock({ entry.isPending }) { return }
         // Take the strong references now: from scheduling to delivery, the observer and the
         // observed object stay alive. An entry whose objects are gone is not scheduled.
         guard let run = entry.prepare() else { return }

@@ -29,6 +29,13 @@ extension Observer {
             return { block(observer, root) }
         }
         for path in repeat each paths {
+            if path.components.count == 1 {
+                // One property of the root never re-wires: observe it directly.
+                _ = path.components[0].attach(root, receiver, site) { _, _ in
+                    coalescer.schedule(entry)
+                }
+                continue
+            }
             let observed = ObservedPath(root, path, fileID: fileID, line: line)
             // The observation (owned by this observer) holds the observed path and the entry.
             _ = observed.messenger.core.connect(receiver: receiver, site: site) {
