@@ -18,6 +18,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Messaging", package: "Herald"),
                 .product(name: "Transforms", package: "Herald"),
+                .product(name: "KeyPathBridge", package: "Herald"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),

@@ -69,10 +69,25 @@ public enum BenchmarkCommand {
         let seconds = Double(nowNanoseconds() - started) / 1e9
         let ratioTable = Report.ratioTable(results)
         let mallocTable = Report.mallocTable(results)
+        let notificationTable = Report.notificationTable(results)
+        let notificationSection =
+            notificationTable.isEmpty
+            ? ""
+            : """
+            Notifications per trial (what each system delivered, against what the workload must \
+            deliver):
+
+            \(notificationTable)
+
+            """
         print(
             "\nHerald's ratio to each peer (Herald ÷ peer; below 1 means Herald is faster or smaller)\n"
         )
         print(ratioTable)
+        if !notificationTable.isEmpty {
+            print("Notifications per trial (delivered, against what the workload must deliver)\n")
+            print(notificationTable)
+        }
         print("Mallocs per operation\n")
         print(mallocTable)
         print("checksum \(runner.sink)")
@@ -94,7 +109,7 @@ public enum BenchmarkCommand {
             Medians of the measured rounds, ns per operation:
 
             \(ratioTable)
-            Mallocs per operation (one counted trial after a warm-up trial):
+            \(notificationSection)Mallocs per operation (one counted trial after a warm-up trial):
 
             \(mallocTable)
             Empty cells:

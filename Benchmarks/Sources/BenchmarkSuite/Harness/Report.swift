@@ -148,6 +148,33 @@ enum Report {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// Notifications per trial for the workloads that count them (W9, W10): each system's count
+    /// (every measured trial's; a range if they differ) against the number the workload must
+    /// deliver, ✅ when every trial delivered exactly that many. Empty when no such workload ran.
+    static func notificationTable(_ results: Results) -> String {
+        let counted = results.workloads.filter { $0.notifications != nil }
+        guard !counted.isEmpty else { return "" }
+        var lines = [
+            "| workload | must deliver | RAW | Herald | OpenCombine | Observation |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for workload in counted {
+            let expected = workload.notifications!
+            let cells = System.allCases.map { system -> String in
+                let counts = results.figures[workload.id]?[system]?.notificationCounts ?? []
+                guard let low = counts.min(), let high = counts.max() else { return "—" }
+                let text =
+                    low == high
+                    ? withSeparators(low) : withSeparators(low) + "–" + withSeparators(high)
+                return text + (low == expected && high == expected ? " ✅" : " ❌")
+            }
+            lines.append(
+                "| \(workload.id) \(workload.summary) | \(withSeparators(expected)) | "
+                    + cells.joined(separator: " | ") + " |")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     /// The cells left empty, and why.
     static func notApplicable(_ results: Results) -> String {
         var lines: [String] = []

@@ -14,6 +14,8 @@ struct Figures {
     var samplesNsPerOp: [Double] = []
     var mallocsPerOp: Double?
     var bytesPerOp: Double?
+    /// For a workload that counts notifications: each measured trial's count (its checksum).
+    var notificationCounts: [Int] = []
 
     var medianNsPerOp: Double? { median(samplesNsPerOp) }
 }
@@ -53,6 +55,10 @@ struct Runner {
                 if round >= warmup {
                     let nsPerOp = Double(end - start) / Double(workload.operations)
                     figures[trialCase.system, default: Figures()].samplesNsPerOp.append(nsPerOp)
+                    if workload.notifications != nil {
+                        figures[trialCase.system, default: Figures()].notificationCounts.append(
+                            checksum)
+                    }
                 }
             }
             progress(round < warmup ? "w" : ".")

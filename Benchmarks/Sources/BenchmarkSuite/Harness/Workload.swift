@@ -20,6 +20,11 @@ public struct Workload {
     public let notApplicable: [System: String]
     /// The targets from the project's issue, checked in the ratio table.
     public let targets: [Target]
+    /// For a workload whose correctness is part of the result (W9, W10): the number of
+    /// notifications (handler calls, block runs) one trial must deliver. When it is set, every
+    /// case's checksum *is* the number of notifications its trial got, and the report shows it
+    /// next to this number.
+    public let notifications: Int?
     /// The systems that run it.
     public let cases: [Case]
 
@@ -27,7 +32,8 @@ public struct Workload {
     public init(
         id: String, summary: String, operations: Int, unit: String,
         perPart: (suffix: String, parts: Int)? = nil, reportsBytes: Bool = false,
-        notApplicable: [System: String] = [:], targets: [Target] = [], cases: [Case]
+        notApplicable: [System: String] = [:], targets: [Target] = [],
+        notifications: Int? = nil, cases: [Case]
     ) {
         self.id = id
         self.summary = summary
@@ -37,6 +43,7 @@ public struct Workload {
         self.reportsBytes = reportsBytes
         self.notApplicable = notApplicable
         self.targets = targets
+        self.notifications = notifications
         self.cases = cases
     }
 }
@@ -81,6 +88,6 @@ extension Workload {
         Workload(
             id: id, summary: summary, operations: operations, unit: unit, perPart: perPart,
             reportsBytes: reportsBytes, notApplicable: notApplicable, targets: targets,
-            cases: cases.filter { keep($0.system) })
+            notifications: notifications, cases: cases.filter { keep($0.system) })
     }
 }

@@ -12,6 +12,8 @@ enum Workloads {
             w6ObserverLifetimeChurn(),
             w7MemoryPerObservation(),
             w8AuthorFilteredSharedState(),
+            w9NestedPath(),
+            w10Coalescing(),
         ]
     }
 }
