@@ -191,6 +191,26 @@ struct PathTests {
         #expect(observer.messages.elements.map(\.new) == [nil])
     }
 
+    @Test func anObservedPathIsAnObservationAsAnObject() {
+        var ann: User? = User(name: "Ann", address: Address(zipCode: "1"))
+        let zip = ObservedPath(ann!, PropertyPath(\User.$address).appending(\.$zipCode))
+        let second = ObservedPath(ann!, PropertyPath(\User.$name))
+        let observer = RecordingObserver<Update<String?>>()
+        observer.record(zip)
+        #expect(zip.isActive)
+
+        zip.stop()
+        ann?.address?.zipCode = "2"
+        #expect(!zip.isActive)
+        #expect(observer.messages.elements.isEmpty)
+        #expect(ann?.$address.observationCount == 0)  // stopped: let go of the whole path
+        #expect(ann?.$name.observationCount == 1)  // `second` still observes ann
+        zip.stop()
+
+        ann = nil  // the root dies: the other path ends by itself
+        #expect(!second.isActive)
+    }
+
     @Test func droppingAnObservedPathEndsEveryObservationAlongIt() {
         let ann = User(name: "Ann", address: Address(zipCode: "1"))
         var zip: ObservedPath<User, String>? = ObservedPath(

@@ -21,8 +21,10 @@ import Transforms
 /// When `Value` is itself optional, ``value`` is doubly optional: `nil` is "unreachable",
 /// `.some(nil)` is "reachable, and the value is nil".
 ///
-/// It holds its root and the path's objects weakly; when the root dies, the path becomes
-/// unreachable (an update to `nil` is sent, authored by the path).
+/// It is also the observation of the path as an object (as ``Observing`` is for one object): it
+/// runs while you hold it, ``stop()`` ends it, and it ends by itself when the root dies
+/// (``isActive`` then turns false, after an update to `nil`, authored by the path). It holds its
+/// root and the path's objects weakly.
 /// Hold the `ObservedPath` as long as you observe it. Thread-safe: changes along the path are
 /// handled one at a time, in the order they happen.
 public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?>>, ObservableCache
@@ -50,6 +52,15 @@ public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?
 
     /// Whether every object along the path is there.
     public var isReachable: Bool { value != nil }
+
+    /// Whether the path is still observed: neither stopped nor ended by the root's death.
+    public var isActive: Bool { tracker.isActive }
+
+    /// Stops observing the path: no more updates; ``value`` keeps the last end value. Calling it
+    /// again is harmless.
+    public func stop() {
+        tracker.stop()
+    }
 
     /// Sets the property at the end of the path, on behalf of `author`; false if the path is
     /// unreachable. (Bindings write through this.)
@@ -129,6 +140,11 @@ final class PathTracker<Value>: @unchecked Sendable {
 
     /// The current end value (nil: unreachable).
     var current: Value? { output.lock.withLock { end } }
+
+    /// Whether the tracker still runs: not stopped, and the root is alive.
+    var isActive: Bool {
+        lock.withLock { !stopped } && root != nil
+    }
 
     /// Sets the property at the end of the path; false if it is unreachable.
     func write(_ value: Value, as author: AnyAuthor) -> Bool {
