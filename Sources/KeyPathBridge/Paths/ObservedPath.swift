@@ -167,7 +167,7 @@ final class PathTracker<Value>: @unchecked Sendable {
             defer { links = [] }
             return links
         }
-        for (_, link) in detached { link.connection.end() }
+        for (_, link) in detached { link.end() }
         changesConnection?.detachFromMessenger()
     }
 
@@ -183,10 +183,14 @@ final class PathTracker<Value>: @unchecked Sendable {
             let receiver = index == 0 ? rootReceiver : nil
             linkCount &+= 1
             let id = linkCount
-            let link = components[index].attach(current, receiver, site) {
-                [changes] value, author in
-                changes.send((index, id, value), from: author)
-            }
+            guard
+                let link = components[index].attach(
+                    current, receiver, site,
+                    {
+                        [changes] value, author in
+                        changes.send((index, id, value), from: author)
+                    })
+            else { return (attached, nil) }
             attached.append((id, link))
             if index == components.count - 1 {
                 return (attached, link.read().map { $0 as! Value })
@@ -226,7 +230,7 @@ final class PathTracker<Value>: @unchecked Sendable {
             let reachesEnd = links.count == components.count
             return (detached, true, reachesEnd ? endPropertyHandler : nil)
         }
-        for (_, old) in detached { old.connection.end() }
+        for (_, old) in detached { old.end() }
         guard installed else { return }
         publish(endValue, from: author)
         endHandler?()

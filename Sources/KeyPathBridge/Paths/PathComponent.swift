@@ -7,11 +7,13 @@ struct PathComponent: @unchecked Sendable {
     /// value and the author of each change. (Each change is handled with the value its message
     /// carries, not the property's value when it is handled, so that every change keeps its own
     /// author even when another change was made meanwhile.)
+    /// Nil when the component cannot be resolved on `object` (a string path naming a property the
+    /// object does not have; reported as a diagnostic): the rest of the path is unreachable.
     let attach:
         (
             _ object: AnyObject, _ receiver: Receiver?, _ site: DeclarationSite,
             _ changed: @escaping (Any, AnyAuthor) -> Void
-        ) -> PathLink
+        ) -> PathLink?
 
     /// A component for the variable that `keyPath` leads to.
     init<Object: AnyObject, Value>(_ keyPath: KeyPath<Object, Variable<Value>>) {
@@ -23,7 +25,7 @@ struct PathComponent: @unchecked Sendable {
             }
             // Weakly: an observed path does not keep the model's variables alive.
             return PathLink(
-                connection: connection,
+                end: connection.end,
                 read: { [weak variable] in variable.map { $0.value as Any } },
                 write: { [weak variable] value, author in
                     guard let variable, let value = value as? Value else { return false }
@@ -34,10 +36,48 @@ struct PathComponent: @unchecked Sendable {
     }
 }
 
+extension PathComponent {
+    /// A component named in a string path: the observable property `name`, resolved by
+    /// reflection each time the component is attached (once per re-wiring, never per message);
+    /// `*` observes every observable property of the object, and its value is the
+    /// `(property: String, value: Any)` that changed (or the object itself at first).
+    init(named name: String, in path: String) {
+        attach = { object, receiver, site, changed in
+            if name == "*" {
+                let properties = ObservableProperties.all(of: object)
+                let connections = properties.map { property in
+                    property.variable.connect(receiver: receiver, site: site) { value, author in
+                        changed((property: property.name, value: value), author)
+                    }
+                }
+                return PathLink(
+                    end: { for connection in connections { connection.end() } },
+                    read: { [weak object] in object },
+                    write: { _, _ in false })
+            }
+            let variable: AnyVariable
+            do throws(PathError) {
+                variable = try ObservableProperties.named(name, of: object, in: path)
+            } catch {
+                PathDiagnostics.report(error)
+                return nil
+            }
+            let connection = variable.connect(receiver: receiver, site: site, changed: changed)
+            return PathLink(
+                end: connection.end,
+                read: { [weak variable] in variable?.anyValue },
+                write: { [weak variable] value, author in
+                    variable?.setAny(value, as: author) ?? false
+                })
+        }
+    }
+}
+
 /// A component attached to one object: the running observation of its property, and a reader of
 /// the property's current value (nil once the variable is gone).
 struct PathLink {
-    let connection: ConnectionBase
+    /// Ends the link's observations.
+    let end: () -> Void
     let read: () -> Any?
     /// Sets the property (a binding's write); false if the variable is gone.
     let write: (Any, AnyAuthor) -> Bool

@@ -15,7 +15,7 @@ import Transforms
 public struct PropertyPath<Root: AnyObject, Value>: Sendable {
     let components: [PathComponent]
 
-    private init(components: [PathComponent]) {
+    init(components: [PathComponent]) {
         self.components = components
     }
 

@@ -1,0 +1,76 @@
+import Transforms
+
+/// A ``Variable`` of any value type, for reflection.
+protocol AnyVariable: AnyObject {
+    /// The current value.
+    var anyValue: Any { get }
+    /// Observes the variable, calling `changed` with each new value and its author.
+    func connect(
+        receiver: Receiver?, site: DeclarationSite, changed: @escaping (Any, AnyAuthor) -> Void
+    ) -> ConnectionBase
+    /// Sets the value if it has the variable's type; false otherwise.
+    func setAny(_ value: Any, as author: AnyAuthor) -> Bool
+}
+
+extension Variable: AnyVariable {
+    var anyValue: Any { value }
+
+    func connect(
+        receiver: Receiver?, site: DeclarationSite, changed: @escaping (Any, AnyAuthor) -> Void
+    ) -> ConnectionBase {
+        core.connect(receiver: receiver, site: site) { update, author in changed(update.new, author)
+        }
+    }
+
+    func setAny(_ value: Any, as author: AnyAuthor) -> Bool {
+        guard let value = value as? Value else { return false }
+        set(value, as: author)
+        return true
+    }
+}
+
+/// An `@ObservableVar` of any value type, for reflection.
+protocol AnyObservableVar {
+    var anyVariable: AnyVariable { get }
+}
+
+extension ObservableVar: AnyObservableVar {
+    var anyVariable: AnyVariable { projectedValue }
+}
+
+/// The observable properties of an object, found by reflection: stored `Variable` properties
+/// (`let name = Var(…)`) and `@ObservableVar` properties (`_name`, named `name`), of the object's
+/// class and its superclasses.
+enum ObservableProperties {
+    /// Every observable property of `object`, by name, in declaration order.
+    static func all(of object: AnyObject) -> [(name: String, variable: AnyVariable)] {
+        var found: [(name: String, variable: AnyVariable)] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            for child in current.children {
+                guard let label = child.label else { continue }
+                if let variable = child.value as? AnyVariable {
+                    found.append((label, variable))
+                } else if let wrapper = child.value as? AnyObservableVar {
+                    let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                    found.append((name, wrapper.anyVariable))
+                }
+            }
+            mirror = current.superclassMirror
+        }
+        return found
+    }
+
+    /// The observable property `name` of `object`, or an error naming the property and type.
+    static func named(_ name: String, of object: AnyObject, in path: String) throws(PathError)
+        -> AnyVariable
+    {
+        let properties = all(of: object)
+        guard let property = properties.first(where: { $0.name == name }) else {
+            throw PathError.unknownProperty(
+                name, type: String(describing: type(of: object)), path: path,
+                known: properties.map(\.name))
+        }
+        return property.variable
+    }
+}

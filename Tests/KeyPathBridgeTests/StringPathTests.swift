@@ -1,0 +1,94 @@
+import HeraldTestSupport
+import KeyPathBridge
+import Testing
+
+@Suite("String paths")
+struct StringPathTests {
+    @Test func aStringPathFollowsItsPropertiesLikeATypedOne() throws {
+        let cache = UserCache()
+        let zip = try ObservedPath(cache, path: "currentUser.address.zipCode")
+        let values = Recording<String?>()
+        let observer = TestObserver()
+        observer.observe(zip) { values.append($0.new as? String) }
+
+        let ann = User(name: "Ann", address: Address(zipCode: "10115"))
+        cache.currentUser = ann
+        ann.address?.zipCode = "10117"
+        cache.currentUser = nil
+
+        #expect(values.elements == ["10115", "10117", nil])
+    }
+
+    @Test func letVariablePropertiesAreObservableToo() throws {
+        let root = Node()
+        let child = Node()
+        let path = try ObservedPath(root, path: "child.value")
+        root.child.value = child
+        child.value.value = 7
+        #expect(path.value as? Int == 7)
+    }
+
+    @Test func anUnknownPropertyIsAnErrorNamingThePropertyAndTheType() {
+        let ann = User(name: "Ann", address: Address(zipCode: "1"))
+        #expect(throws: PathError.self) { try ObservedPath(ann, path: "address.postcode") }
+        do {
+            _ = try ObservedPath(ann, path: "address.postcode")
+        } catch {
+            #expect(error.description.contains("\"postcode\""))
+            #expect(error.description.contains("Address"))
+            #expect(error.description.contains("zipCode"))  // and what there is instead
+        }
+    }
+
+    @Test func malformedPathsAreErrors() {
+        let ann = User(name: "Ann")
+        for text in ["", "address..zipCode", "address.", "*.name"] {
+            #expect(throws: PathError.self, "\(text)") { try ObservedPath(ann, path: text) }
+        }
+    }
+
+    @Test func anUnknownPropertyOnAnObjectReachedLaterIsReported() throws {
+        let reports = Recording<String>()
+        PathDiagnostics.setHandler { reports.append($0.description) }
+        defer { PathDiagnostics.setHandler(nil) }
+        final class Holder {
+            @ObservableVar var thing: AnyObject? = nil
+        }
+        let holder = Holder()
+        let path = try ObservedPath(holder, path: "thing.zipCode")  // unreachable: not checked yet
+
+        holder.thing = User(name: "not an address")  // reachable, but User has no zipCode
+
+        #expect(path.value == nil)  // the rest of the path is unreachable
+        #expect(reports.elements.count == 1)
+        #expect(
+            reports.elements.first?.contains("User has no observable property \"zipCode\"") == true)
+    }
+
+    @Test func aStarObservesEveryObservablePropertyOfAnObject() throws {
+        let ann = User(name: "Ann")
+        let everything = try ObservedPath(ann, path: "*")
+        let changed = Recording<String>()
+        let observer = TestObserver()
+        observer.observe(everything) { update in
+            if let change = update.new as? (property: String, value: Any) {
+                changed.append(change.property)
+            }
+        }
+
+        ann.name = "Annie"
+        ann.address = Address(zipCode: "1")
+        ann.name = "Anne"
+
+        #expect(changed.elements == ["name", "address", "name"])
+    }
+
+    @Test func observeTakesAStringPathToo() throws {
+        let cache = UserCache()
+        let observer = TestObserver()
+        let names = Recording<String?>()
+        try observer.observe(cache, path: "currentUser.name") { names.append($0 as? String) }
+        cache.currentUser = User(name: "Ann")
+        #expect(names.elements == ["Ann"])
+    }
+}
