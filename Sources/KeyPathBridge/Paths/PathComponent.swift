@@ -20,18 +20,7 @@ struct PathComponent: @unchecked Sendable {
         attach = { object, receiver, site, changed in
             // The typed `PropertyPath` only ever passes an `Object` here.
             let variable = unsafeDowncast(object, to: Object.self)[keyPath: keyPath]
-            let connection = variable.messenger.core.connect(receiver: receiver, site: site) {
-                update, author in changed(update.new, author)
-            }
-            // Weakly: an observed path does not keep the model's variables alive.
-            return PathLink(
-                end: connection.end,
-                read: { [weak variable] in variable.map { $0.value as Any } },
-                write: { [weak variable] value, author in
-                    guard let variable, let value = value as? Value else { return false }
-                    variable.set(value, as: author)
-                    return true
-                })
+            return PathLink(observing: variable, receiver: receiver, site: site, changed: changed)
         }
     }
 }
@@ -62,13 +51,7 @@ extension PathComponent {
                 PathDiagnostics.report(error)
                 return nil
             }
-            let connection = variable.connect(receiver: receiver, site: site, changed: changed)
-            return PathLink(
-                end: connection.end,
-                read: { [weak variable] in variable?.anyValue },
-                write: { [weak variable] value, author in
-                    variable?.setAny(value, as: author) ?? false
-                })
+            return PathLink(observing: variable, receiver: receiver, site: site, changed: changed)
         }
     }
 }
@@ -81,6 +64,29 @@ struct PathLink {
     let read: () -> Any?
     /// Sets the property (a binding's write); false if the variable is gone.
     let write: (Any, AnyAuthor) -> Bool
+
+    init(
+        end: @escaping () -> Void, read: @escaping () -> Any?,
+        write: @escaping (Any, AnyAuthor) -> Bool
+    ) {
+        self.end = end
+        self.read = read
+        self.write = write
+    }
+
+    /// A link that observes one variable. It refers to the variable weakly: an observed path does
+    /// not keep the model's variables alive.
+    init(
+        observing variable: AnyVariable, receiver: Receiver?, site: DeclarationSite,
+        changed: @escaping (Any, AnyAuthor) -> Void
+    ) {
+        let connection = variable.connect(receiver: receiver, site: site, changed: changed)
+        self.init(
+            end: connection.end,
+            read: { [weak variable] in variable?.anyValue },
+            write: { [weak variable] value, author in variable?.setAny(value, as: author) ?? false }
+        )
+    }
 
     /// The object the property holds, for the next component: `nil` if the property holds
     /// `nil` (the rest of the path is unreachable).
