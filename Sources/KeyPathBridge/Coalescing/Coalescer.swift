@@ -43,6 +43,8 @@ public final class Coalescer: @unchecked Sendable {
     private let lock = Lock()
     @exclusivity(unchecked) private var next: [(Entry, () -> Void)] = []
     @exclusivity(unchecked) private var current: [(Entry, () -> Void)] = []
+    /// The next block of `current` to run (a head index: the flush never shifts the array).
+    @exclusivity(unchecked) private var currentHead = 0
     @exclusivity(unchecked) private var flushing: UInt64? = nil
     @exclusivity(unchecked) private var flushCount: UInt64 = 0
     @exclusivity(unchecked) private var isScheduled = false
@@ -92,10 +94,13 @@ public final class Coalescer: @unchecked Sendable {
             isScheduled = true
             return true
         }
-        if mustScheduleFlush {
-            let coalescer = UncheckedSendable(self)
-            scheduler.schedule { coalescer.value.flush() }
-        }
+        if mustScheduleFlush { scheduleFlush() }
+    }
+
+    /// Asks the scheduler for a flush (the caller set `isScheduled`).
+    private func scheduleFlush() {
+        let coalescer = UncheckedSendable(self)
+        scheduler.schedule { coalescer.value.flush() }
     }
 
     /// Runs one flush: every block scheduled before it, and those scheduled during it that have
@@ -106,28 +111,29 @@ public final class Coalescer: @unchecked Sendable {
             flushing = flushCount
             isScheduled = false
             current = next
+            currentHead = 0
             next = []
             return flushCount
         }
-        while let (entry, run) = lock.withLock({ () -> (Entry, () -> Void)? in
-            guard !current.isEmpty else { return nil }
-            let taken = current.removeFirst()
-            taken.0.isPending = false
-            taken.0.lastFlush = id
-            return taken
+        while let run = lock.withLock({ () -> (() -> Void)? in
+            guard currentHead < current.count else { return nil }
+            let (entry, run) = current[currentHead]
+            current[currentHead].1 = {}  // `run` is now the last reference: released once it ran
+            currentHead += 1
+            entry.isPending = false
+            entry.lastFlush = id
+            return run
         }) {
-            _ = entry
             run()
         }
         let mustScheduleFlush = lock.withLock { () -> Bool in
             flushing = nil
+            current = []  // only entries and empty closures are left: nothing to deinit here
+            currentHead = 0
             guard !next.isEmpty, !isScheduled, batchDepth == 0 else { return false }
             isScheduled = true
             return true
         }
-        if mustScheduleFlush {
-            let coalescer = UncheckedSendable(self)
-            scheduler.schedule { coalescer.value.flush() }
-        }
+        if mustScheduleFlush { scheduleFlush() }
     }
 }
