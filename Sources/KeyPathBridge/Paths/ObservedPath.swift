@@ -109,7 +109,6 @@ final class PathTracker<Value>: @unchecked Sendable {
     /// change from a link that was replaced meanwhile is stale), and the new value.
     private typealias Change = (level: Int, link: UInt64, value: Any?)
     private let changes = MessengerCore<Change>()
-    private var changesConnection: Connection<Change>?
     /// Owns the observation of the root's property, to hear when the root (and so that
     /// observation) dies: then the path is evaluated again from the root.
     private let rootReceiver: Receiver
@@ -128,8 +127,9 @@ final class PathTracker<Value>: @unchecked Sendable {
         rootReceiver = Receiver { [changes, output] in
             changes.send((Self.rootDied, 0, nil), from: output)
         }
-        // The connection's closure holds the tracker: `stop()` breaks that cycle.
-        changesConnection = changes.connect(receiver: nil, site: site) { change, author in
+        // The connection's closure holds the tracker, and `changes` holds the connection:
+        // `stop()` breaks that cycle.
+        _ = changes.connect(receiver: nil, site: site) { change, author in
             self.handleChange(at: change.level, link: change.link, to: change.value, from: author)
         }
         // Wire the whole path now; nothing is sent for the starting state.
@@ -138,6 +138,7 @@ final class PathTracker<Value>: @unchecked Sendable {
         output.lock.withLock { end = endValue }
     }
 
+    deinit { PathTrackerProbe.count += 1 }
     /// The current end value (nil: unreachable).
     var current: Value? { output.lock.withLock { end } }
 
@@ -168,7 +169,9 @@ final class PathTracker<Value>: @unchecked Sendable {
             return links
         }
         for (_, link) in detached { link.end() }
-        changesConnection?.detachFromMessenger()
+        // Releases the connection, and with it the tracker, once no delivery of a change runs:
+        // a delivery keeps its snapshot of the connections alive until it ends.
+        changes.disconnectAll()
     }
 
     /// Attaches the components from `level` on, starting at `object`; returns the links and the
@@ -246,3 +249,5 @@ final class PathTracker<Value>: @unchecked Sendable {
         }
     }
 }
+
+enum PathTrackerProbe { nonisolated(unsafe) static var count = 0 }

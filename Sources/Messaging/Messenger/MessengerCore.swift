@@ -236,7 +236,7 @@ package final class MessengerCore<Message>: @unchecked Sendable {
     }
 
     /// Ends every observation of this messenger.
-    func disconnectAll() {
+    package func disconnectAll() {
         let (removed, notify) = lock.withLock { () -> ([ConnectionBase], StateChangeAction) in
             let removed = state.connections.removeAll()
             return (removed, removed.isEmpty ? .none : beginStateChange(isObserved: false))
