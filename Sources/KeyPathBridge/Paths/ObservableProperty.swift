@@ -10,6 +10,14 @@ protocol AnyVariable: AnyObject {
     ) -> ConnectionBase
     /// Sets the value if it has the variable's type; false otherwise.
     func setAny(_ value: Any, as author: AnyAuthor) -> Bool
+    /// Sends the current value to every observer (old and new equal), on behalf of `author`.
+    func sendCurrentValue(from author: AnyAuthor)
+    /// The number of running observations (``ObservableObject/observationCount``).
+    var observationCount: Int { get }
+    /// Their declaration sites (``ObservableObject/observationSites``).
+    var observationSites: [DeclarationSite] { get }
+    /// Sets the observation-state hook (``ObservableObject/whenObservationStateChanges(_:)``).
+    func whenObservationStateChanges(_ handler: @escaping (_ isObserved: Bool) -> Void)
 }
 
 extension Variable: AnyVariable {

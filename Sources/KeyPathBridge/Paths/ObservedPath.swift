@@ -74,6 +74,12 @@ public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?
         tracker.setEndPropertyHandler(handler)
     }
 
+    /// Calls `handler` once the root has died (after the last update, if any). Debug watches
+    /// use it to end themselves.
+    func whenRootDies(_ handler: @escaping () -> Void) {
+        tracker.setRootDeathHandler(handler)
+    }
+
     /// An update whose `old` and `new` are both the current end value.
     public var latestMessage: Update<Value?> {
         let current = value
@@ -101,6 +107,7 @@ final class PathTracker<Value>: @unchecked Sendable {
     private var linkCount: UInt64 = 0
     @exclusivity(unchecked) private var stopped = false
     @exclusivity(unchecked) private var endPropertyHandler: (() -> Void)?
+    @exclusivity(unchecked) private var rootDeathHandler: (() -> Void)?
     private weak var root: AnyObject?
     private let components: [PathComponent]
     private let site: DeclarationSite
@@ -161,6 +168,14 @@ final class PathTracker<Value>: @unchecked Sendable {
         _ = replaced  // released after unlocking
     }
 
+    func setRootDeathHandler(_ handler: @escaping () -> Void) {
+        let replaced = lock.withLock {
+            defer { rootDeathHandler = handler }
+            return rootDeathHandler
+        }
+        _ = replaced  // released after unlocking
+    }
+
     /// Ends every observation; safe to call while a change is being handled.
     func stop() {
         let detached = lock.withLock {
@@ -204,26 +219,36 @@ final class PathTracker<Value>: @unchecked Sendable {
     }
 
     /// Handles a change of the property at `level` to `value` (one at a time, outside any lock).
+    /// A manual trigger (``Inspector/trigger(_:)-(String)``) of a property along the path sends
+    /// the end value even though it did not change.
     private func handleChange(
         at level: Int, link id: UInt64, to value: Any?, from author: AnyAuthor
     ) {
         if level == Self.rootDied {
-            rewire(after: -1, object: root, from: author)
+            rewire(after: -1, object: root, from: author, forced: false)
+            let handler = lock.withLock {
+                defer { rootDeathHandler = nil }
+                return rootDeathHandler
+            }
+            handler?()
             return
         }
         let isCurrent = lock.withLock { !stopped && level < links.count && links[level].id == id }
         guard isCurrent else { return }  // stopped, or a stale change from a replaced link
+        let forced = author === ManualTrigger.author
         if level == components.count - 1 {
-            publish(value.map { $0 as! Value }, from: author)
+            publish(value.map { $0 as! Value }, from: author, forced: forced)
         } else {
             // An object along the path changed: re-wire everything after it.
-            rewire(after: level, object: PathLink.object(in: value), from: author)
+            rewire(after: level, object: PathLink.object(in: value), from: author, forced: forced)
         }
     }
 
     /// Replaces the links after `level` by new ones starting at `object`, then publishes the end
     /// value.
-    private func rewire(after level: Int, object: AnyObject?, from author: AnyAuthor) {
+    private func rewire(
+        after level: Int, object: AnyObject?, from author: AnyAuthor, forced: Bool
+    ) {
         let (attached, endValue) = attach(from: level + 1, object: object)
         let (detached, installed, endHandler) = lock.withLock {
             () -> ([(id: UInt64, link: PathLink)], Bool, (() -> Void)?) in
@@ -235,15 +260,15 @@ final class PathTracker<Value>: @unchecked Sendable {
         }
         for (_, old) in detached { old.end() }
         guard installed else { return }
-        publish(endValue, from: author)
+        publish(endValue, from: author, forced: forced)
         endHandler?()
     }
 
-    /// Sends an update if the end value changed.
-    private func publish(_ newEnd: Value?, from author: AnyAuthor) {
+    /// Sends an update if the end value changed (or if `forced`).
+    private func publish(_ newEnd: Value?, from author: AnyAuthor, forced: Bool) {
         output.send(from: author) { () -> Update<Value?>? in
             let old = end
-            guard changeRule.isChange(from: old, to: newEnd) else { return nil }
+            guard forced || changeRule.isChange(from: old, to: newEnd) else { return nil }
             end = newEnd
             return Update(old, newEnd)
         }

@@ -3,6 +3,14 @@ import Transforms
 /// One component of a path, with its types erased so that a path of any length is an array: how
 /// to observe the property on an object of the component's type, and how to read its value.
 struct PathComponent: @unchecked Sendable {
+    /// The property's name, as a string path spells it (for debug logs).
+    private let nameBox: ComponentName
+
+    /// The property's name, as a string path spells it, if known: a typed component learns the
+    /// name of an `@ObservableVar` (whose `$name` key path carries no name) when it first
+    /// attaches to an object.
+    var name: String { nameBox.name }
+
     /// Observes the property of `object` (for `receiver`, if any), calling `changed` with the new
     /// value and the author of each change. (Each change is handled with the value its message
     /// carries, not the property's value when it is handled, so that every change keeps its own
@@ -17,9 +25,12 @@ struct PathComponent: @unchecked Sendable {
 
     /// A component for the variable that `keyPath` leads to.
     init<Object: AnyObject, Value>(_ keyPath: KeyPath<Object, Variable<Value>>) {
+        let name = ComponentName(keyPath)
+        nameBox = name
         attach = { object, receiver, site, changed in
             // The typed `PropertyPath` only ever passes an `Object` here.
             let variable = unsafeDowncast(object, to: Object.self)[keyPath: keyPath]
+            name.learn(from: object, variable: variable)
             return PathLink(observing: variable, receiver: receiver, site: site, changed: changed)
         }
     }
@@ -31,6 +42,7 @@ extension PathComponent {
     /// `*` observes every observable property of the object, and its value is the
     /// `(property: String, value: Any)` that changed (or the object itself at first).
     init(named name: String, in path: String) {
+        nameBox = ComponentName(name)
         attach = { object, receiver, site, changed in
             if name == "*" {
                 let properties = ObservableProperties.all(of: object)
@@ -53,6 +65,39 @@ extension PathComponent {
             }
             return PathLink(observing: variable, receiver: receiver, site: site, changed: changed)
         }
+    }
+}
+
+/// The name of a path component, learnt by reflection the first time a typed component whose
+/// key path does not name it attaches to an object (never again after that).
+final class ComponentName: @unchecked Sendable {
+    private let lock = Lock()
+    @exclusivity(unchecked) private var known: String?
+    private let placeholder: String
+
+    init(_ name: String) {
+        known = name
+        placeholder = name
+    }
+
+    /// The name in the key path's description (`\User.name` → `name`), if it names a stored
+    /// property; a `$name` projection is a computed property, described without its name.
+    init<Object, Value>(_ keyPath: KeyPath<Object, Value>) {
+        let text = String(describing: keyPath)
+        let prefix = "\\\(Object.self)."
+        if text.hasPrefix(prefix), !text.contains("<") {
+            known = String(text.dropFirst(prefix.count))
+        }
+        placeholder = "<\(Value.self)>"
+    }
+
+    var name: String { lock.withLock { known } ?? placeholder }
+
+    /// Finds the name of `variable` among the observable properties of `object`, once.
+    func learn(from object: AnyObject, variable: AnyObject) {
+        guard lock.withLock({ known == nil }) else { return }
+        let name = ObservableProperties.all(of: object).first { $0.variable === variable }?.name
+        if let name { lock.withLock { known = name } }
     }
 }
 

@@ -1,13 +1,5 @@
 import Transforms
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Why a string path cannot be observed.
 public enum PathError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The path text is malformed (empty, or with an empty component, or `*` not at its end).
@@ -65,8 +57,7 @@ private final class DiagnosticsState: @unchecked Sendable {
         if let handler = lock.withLock({ handler }) {
             handler(error)
         } else {
-            var text = "\(error)\n"
-            text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+            Debugger.log("\(error)")
         }
     }
 }

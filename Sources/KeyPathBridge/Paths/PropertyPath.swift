@@ -50,3 +50,9 @@ public struct PropertyPath<Root: AnyObject, Value>: Sendable {
     /// The number of properties in the path.
     public var count: Int { components.count }
 }
+
+extension PropertyPath {
+    /// The property names separated by dots, as a string path spells them (for debug logs):
+    /// `currentUser.address.zipCode`. See ``PathComponent/name``.
+    var names: String { components.map(\.name).joined(separator: ".") }
+}

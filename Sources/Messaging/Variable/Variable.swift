@@ -100,7 +100,13 @@ public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache {
     /// state"), authored by the variable. Reading the value and accepting the update are one
     /// atomic step, so the update never interrupts the chain of concurrent changes.
     public func send() {
-        core.send(from: self) { Update(storedValue, storedValue) }
+        sendCurrentValue(from: self)
+    }
+
+    /// Sends an update whose `old` and `new` are both the current value, on behalf of `author`
+    /// (read and accepted in one atomic step, like ``send()``).
+    package func sendCurrentValue(from author: AnyAuthor) {
+        core.send(from: author) { Update(storedValue, storedValue) }
     }
 }
 

@@ -1,0 +1,110 @@
+import Transforms
+
+extension Inspector {
+    /// Stops in the debugger whenever the end value of `path` from the object changes, and logs
+    /// the change: the path, the previous and the new value, the author, and where the watch was
+    /// set. It follows re-wiring: replacing an object along the path watches the new one.
+    ///
+    /// ```swift
+    /// Inspector(cache).breakOnChange(PropertyPath(\.$currentUser).appending(\.$name))
+    /// // Herald: UserCache.currentUser.name changed: "Ann" → "Anne" (by Variable<String>;
+    /// //   watched at App/AppDelegate.swift:20)
+    /// ```
+    ///
+    /// It stops (with `SIGTRAP`, like a breakpoint; continue to go on) only while a debugger is
+    /// attached; otherwise it only logs. The watch runs until the object dies or you call
+    /// `stop()` on the returned path; you need not hold it. The lines go to `log` if you pass
+    /// it, to standard error otherwise.
+    @discardableResult
+    public func breakOnChange<Value>(
+        _ path: PropertyPath<Object, Value>, fileID: StaticString = #fileID, line: UInt = #line,
+        log: (@Sendable (String) -> Void)? = nil
+    ) -> ObservedPath<Object, Value> {
+        let observed = ObservedPath(object, path, fileID: fileID, line: line)
+        let site = DeclarationSite(fileID: fileID, line: line)
+        PathWatches.shared.add(observed, fileID: fileID, line: line) { update, author in
+            let line =
+                "Herald: \(Object.self).\(path.names) changed: \(describe(update.old)) → \(describe(update.new)) "
+                + "(by \(type(of: author)); watched at \(site))"
+            if let log { log(line) } else { Debugger.log(line) }
+            if Debugger.isAttached { Debugger.stop() }
+        }
+        return observed
+    }
+
+    /// Stops in the debugger (or logs) whenever the end value of the path given as text
+    /// changes; see ``breakOnChange(_:fileID:line:log:)-(PropertyPath<Object,Value>,_,_,_)``.
+    ///
+    /// ```swift
+    /// try Inspector(cache).breakOnChange("currentUser.address.zipCode")
+    /// ```
+    ///
+    /// - Throws: ``PathError`` as ``ObservedPath/init(_:path:fileID:line:)`` does.
+    @discardableResult
+    public func breakOnChange(
+        _ path: String, fileID: StaticString = #fileID, line: UInt = #line,
+        log: (@Sendable (String) -> Void)? = nil
+    ) throws(PathError) -> ObservedPath<Object, Any> {
+        // Validates the names on the objects reachable now.
+        _ = try ObservedPath(object, path: path, fileID: fileID, line: line)
+        return breakOnChange(try PropertyPath(path), fileID: fileID, line: line, log: log)
+    }
+}
+
+/// A value for a log line: `unreachable`, `nil`, or the value as `debugPrint` shows it.
+private func describe(_ value: Any?) -> String {
+    guard var value else { return "unreachable" }
+    while let optional = value as? any _OptionalType {
+        guard let wrapped = optional._wrappedValue else { return "nil" }
+        value = wrapped
+    }
+    return String(reflecting: value)
+}
+
+/// The debug watches that nobody else holds: each lives until its root dies or it is stopped.
+final class PathWatches: @unchecked Sendable {
+    static let shared = PathWatches()
+
+    /// One watch: its path and the receiver of its observation.
+    private final class Watch: Observer {
+        let receiver = Receiver()
+        let path: AnyObject
+        let isActive: () -> Bool
+
+        init<Root, Value>(_ path: ObservedPath<Root, Value>) {
+            self.path = path
+            isActive = { [weak path] in path?.isActive ?? false }
+        }
+    }
+
+    private let lock = Lock()
+    @exclusivity(unchecked) private var watches: [Watch] = []
+
+    func add<Root, Value>(
+        _ path: ObservedPath<Root, Value>, fileID: StaticString, line: UInt,
+        handler: @escaping (Update<Value?>, AnyAuthor) -> Void
+    ) {
+        let watch = Watch(path)
+        watch.observe(path, fileID: fileID, line: line, receive: handler)
+        path.whenRootDies { [weak self, weak watch] in
+            guard let self, let watch else { return }
+            self.remove { $0 === watch }
+        }
+        // Forget watches that were stopped meanwhile.
+        let ended = lock.withLock {
+            watches.append(watch)
+            return watches
+        }.filter { !$0.isActive() }
+        remove { watch in ended.contains { $0 === watch } }
+    }
+
+    /// Removes the watches that match; they are released after unlocking.
+    private func remove(where shouldRemove: (Watch) -> Bool) {
+        let removed = lock.withLock {
+            let removed = watches.filter(shouldRemove)
+            watches.removeAll(where: shouldRemove)
+            return removed
+        }
+        _ = removed
+    }
+}
