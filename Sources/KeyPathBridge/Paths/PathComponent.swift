@@ -4,7 +4,7 @@ import Transforms
 /// to observe the property on an object of the component's type, and how to read its value.
 struct PathComponent: @unchecked Sendable {
     /// The property's name, as a string path spells it (for debug logs).
-    private let nameBox: ComponentName
+    let nameBox: ComponentName
 
     /// The property's name, as a string path spells it, if known: a typed component learns the
     /// name of an `@ObservableVar` (whose `$name` key path carries no name) when it first
@@ -95,9 +95,13 @@ final class ComponentName: @unchecked Sendable {
 
     /// Finds the name of `variable` among the observable properties of `object`, once.
     func learn(from object: AnyObject, variable: AnyObject) {
+        learn { ObservableProperties.all(of: object).first { $0.variable === variable }?.name }
+    }
+
+    /// Calls `find` to learn the name if it is not known yet.
+    func learn(_ find: () -> String?) {
         guard lock.withLock({ known == nil }) else { return }
-        let name = ObservableProperties.all(of: object).first { $0.variable === variable }?.name
-        if let name { lock.withLock { known = name } }
+        if let name = find() { lock.withLock { known = name } }
     }
 }
 

@@ -17,7 +17,8 @@ public enum PathError: Error, Equatable, CustomStringConvertible, Sendable {
             return
                 "Herald: \(type) has no observable property \"\(name)\" (in the path \"\(path)\"); "
                 + choices
-                + ". Observable properties are Var properties and @ObservableVar properties."
+                + ". String paths name Var and @ObservableVar properties (a property of an"
+                + " @Observable class needs a typed path: PropertyPath(tracking:))."
         }
     }
 }

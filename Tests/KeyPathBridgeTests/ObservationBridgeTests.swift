@@ -1,0 +1,224 @@
+import HeraldTestSupport
+import KeyPathBridge
+import Observation
+import Testing
+
+// Models from Swift's Observation module, mixed with Herald variables.
+@Observable final class Profile {
+    var name: String
+    var address: PostalAddress?
+
+    init(name: String, address: PostalAddress? = nil) {
+        self.name = name
+        self.address = address
+    }
+}
+
+@Observable final class PostalAddress {
+    var zipCode: String
+    var street: String?
+
+    init(zipCode: String, street: String? = nil) {
+        self.zipCode = zipCode
+        self.street = street
+    }
+}
+
+final class Session {
+    @ObservableVar var profile: Profile?
+}
+
+@Suite("Bridge to Swift's Observation")
+struct ObservationBridgeTests {
+    @Test func aTrackedPropertyDeliversItsNewValueAfterTheSet() {
+        let scheduler = TestScheduler()
+        let ann = Profile(name: "Ann")
+        let name = ObservedPath(ann, PropertyPath(tracking: \Profile.name, on: scheduler))
+        let observer = TestObserver()
+        let seen = Recording<(update: String?, read: String)>()
+        observer.observe(name) { update in seen.append((update.new, ann.name)) }
+
+        ann.name = "Anne"
+        #expect(seen.count == 0)  // Observation tells before the set: delivery waits for a turn
+        scheduler.flush()
+
+        #expect(seen.elements.map(\.update) == ["Anne"])
+        #expect(seen.elements.map(\.read) == ["Anne"])  // the handler sees the new value
+        #expect(name.value == "Anne")
+    }
+
+    @Test func trackingIsReArmedSoEveryLaterChangeArrives() {
+        let scheduler = TestScheduler()
+        let ann = Profile(name: "Ann")
+        let observer = TestObserver()
+        let names = Recording<String?>()
+        observer.observe(ann, PropertyPath(tracking: \.name, on: scheduler)) { names.append($0) }
+
+        for next in ["B", "C", "D"] {
+            ann.name = next
+            scheduler.flush()
+        }
+
+        #expect(names.elements == ["B", "C", "D"])
+    }
+
+    @Test func changesWithinOneTurnArriveAsTheLatestValue() {
+        let scheduler = TestScheduler()
+        let ann = Profile(name: "Ann")
+        let observer = TestObserver()
+        let names = Recording<String?>()
+        observer.observe(ann, PropertyPath(tracking: \.name, on: scheduler)) { names.append($0) }
+
+        ann.name = "B"
+        ann.name = "C"
+        scheduler.flush()
+        ann.name = "D"
+        ann.name = "Ann"  // back where it started within a turn: not a change
+        scheduler.flush()
+
+        #expect(names.elements == ["C", "Ann"])
+    }
+
+    @Test func aPathMixesVariablesAndTrackedPropertiesAndReWires() {
+        let scheduler = TestScheduler()
+        let session = Session()
+        let observer = TestObserver()
+        let zips = Recording<String?>()
+        let path = PropertyPath(\Session.$profile)
+            .appending(tracking: \.address, on: scheduler)
+            .appending(tracking: \.zipCode, on: scheduler)
+        observer.observe(session, path) { zips.append($0) }
+
+        let home = PostalAddress(zipCode: "10115")
+        let ann = Profile(name: "Ann", address: home)
+        session.profile = ann  // a variable: re-wires at once
+        home.zipCode = "10117"
+        scheduler.flush()
+        let work = PostalAddress(zipCode: "20095")
+        ann.address = work  // a tracked intermediate: re-wires on the next turn
+        scheduler.flush()
+        home.zipCode = "99999"  // no longer on the path
+        work.zipCode = "20097"
+        scheduler.flush()
+
+        #expect(zips.elements == ["10115", "10117", "20095", "20097"])
+    }
+
+    @Test func aTrackedIntermediateThatTurnsNilMakesThePathUnreachable() {
+        let scheduler = TestScheduler()
+        let ann = Profile(name: "Ann", address: PostalAddress(zipCode: "1", street: nil))
+        let street = ObservedPath(
+            ann,
+            PropertyPath(tracking: \Profile.address, on: scheduler)
+                .appending(tracking: \.street, on: scheduler))
+        let observer = TestObserver()
+        let values = Recording<String??>()
+        observer.observe(street) { values.append($0.new) }
+        #expect(street.value == .some(nil))  // reachable, no street
+
+        ann.address?.street = "Main St"
+        scheduler.flush()
+        ann.address = nil
+        scheduler.flush()
+
+        #expect(values.elements == [.some("Main St"), nil])
+        #expect(!street.isReachable)
+    }
+
+    @Test func trackedChangesAreAuthoredByTheObject() {
+        let scheduler = TestScheduler()
+        let ann = Profile(name: "Ann")
+        let name = ObservedPath(ann, PropertyPath(tracking: \Profile.name, on: scheduler))
+        let observer = RecordingObserver<Update<String?>>()
+        observer.record(name)
+
+        ann.name = "Anne"
+        scheduler.flush()
+
+        #expect(observer.authors.elements.count == 1)
+        #expect(observer.authors.elements.first === ann)
+    }
+
+    @Test func aBindingWritesToATrackedPropertyWithoutAFeedbackLoop() {
+        let scheduler = TestScheduler()
+        let field = Var("Ann")
+        let ann = Profile(name: "")
+        let binding = bindTwoWay(
+            field, PropertyPath(\Variable<String>.self), ann,
+            PropertyPath(tracking: \.name, on: scheduler))
+        #expect(ann.name == "Ann")  // synced at once
+
+        field.value = "Anne"
+        #expect(ann.name == "Anne")
+        scheduler.flush()  // the tracked change arrives, authored by the binding: ignored
+        ann.name = "Annie"
+        scheduler.flush()
+
+        #expect(field.value == "Annie")
+        #expect(scheduler.pendingCount == 0)
+        withExtendedLifetime(binding) {}
+    }
+
+    @Test func aTrackedPathHoldsNeitherItsObjectsNorItsScheduler() {
+        let profile = Profile(name: "Ann", address: PostalAddress(zipCode: "1"))
+        let address = WeakBox(profile.address!)
+        var scheduler: TestScheduler? = TestScheduler()
+        let weakScheduler = WeakBox(scheduler!)
+        var path: ObservedPath<Profile, String>? = ObservedPath(
+            profile,
+            PropertyPath(tracking: \Profile.address, on: scheduler!)
+                .appending(tracking: \.zipCode, on: scheduler!))
+        profile.address = nil  // a change is scheduled
+        scheduler?.flush()
+        #expect(address.isFreed)
+
+        path = nil
+        scheduler = nil
+        #expect(path == nil)
+        #expect(weakScheduler.isFreed)  // the path let go of everything it held
+    }
+
+    @Test func aChangeScheduledBeforeThePathStoppedDeliversNothing() {
+        let scheduler = TestScheduler()
+        let ann = Profile(name: "Ann")
+        let name = ObservedPath(ann, PropertyPath(tracking: \Profile.name, on: scheduler))
+        let observer = TestObserver()
+        let names = Recording<String?>()
+        observer.observe(name) { names.append($0.new) }
+
+        ann.name = "Anne"
+        name.stop()
+        scheduler.flush()
+
+        #expect(names.count == 0)
+    }
+
+    @Test func inspectorWatchesNameTrackedProperties() {
+        let scheduler = TestScheduler()
+        let ann = Profile(name: "Ann", address: PostalAddress(zipCode: "1"))
+        let lines = Recording<String>()
+        Inspector(ann).breakOnChange(
+            PropertyPath(tracking: \.address, on: scheduler).appending(
+                tracking: \.zipCode, on: scheduler)
+        ) { lines.append($0) }
+
+        ann.address?.zipCode = "2"
+        scheduler.flush()
+
+        #expect(
+            lines.elements.first?.hasPrefix(
+                "Herald: Profile.address.zipCode changed: \"1\" → \"2\"")
+                == true)
+    }
+
+    @Test func aStringPathNamingAnObservableClassPropertyIsAnErrorPointingToTrackedPaths() {
+        let ann = Profile(name: "Ann")
+        #expect {
+            _ = try ObservedPath(ann, path: "name")
+        } throws: { error in
+            let description = "\(error)"
+            return description.contains("Profile has no observable property \"name\"")
+                && description.contains("PropertyPath(tracking:)")
+        }
+    }
+}
