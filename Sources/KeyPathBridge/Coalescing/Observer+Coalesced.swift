@@ -31,7 +31,7 @@ extension Observer {
         for path in repeat each paths {
             if path.components.count == 1 {
                 // One property of the root never re-wires: observe it directly.
-                _ = path.components[0].attach(root, receiver, site) { _, _ in
+                _ = path.components[0].attach(root, receiver, site, false) { _, _, _ in
                     coalescer.schedule(entry)
                 }
                 continue

@@ -8,17 +8,21 @@ extension PathComponent {
         tracking keyPath: KeyPath<Object, Value>, on scheduler: any Scheduler
     ) {
         let name = ComponentName(keyPath)
+        let shape = ObjectShape(Value.self)
         nameBox = name
-        attach = { object, _, _, changed in
+        attach = { object, _, _, leadsOn, changed in
             // The typed `PropertyPath` only ever passes an `Object` here.
             let object = unsafeDowncast(object, to: Object.self)
             name.learn { TrackedProperty<Object, Value>.name(of: keyPath, in: object) }
-            let property = TrackedProperty(
-                object, keyPath, scheduler: scheduler, changed: changed)
+            let property = TrackedProperty(object, keyPath, scheduler: scheduler) {
+                value, author in
+                changed(value, leadsOn ? shape.object(in: value) : nil, author)
+            }
             property.arm()
             return PathLink(
                 end: property.end,
                 read: { [weak property] in property?.currentValue },
+                next: { [weak property] in property?.currentValue.flatMap(shape.object(in:)) },
                 write: { [weak property] value, author in
                     property?.write(value, as: author) ?? false
                 })
@@ -38,7 +42,7 @@ final class TrackedProperty<Object: AnyObject & Observable, Value>: TrackedPrope
     // The object is read, and the tracking armed, on the scheduler (and where the path attaches).
     private weak var object: Object?
     private let keyPath: KeyPath<Object, Value>
-    private let changed: (Any, AnyAuthor) -> Void
+    private let changed: (Value, AnyAuthor) -> Void
     private let changeRule = ChangeRule<Value>()
     // Guarded by `lock`.
     private let lock = Lock()
@@ -48,7 +52,7 @@ final class TrackedProperty<Object: AnyObject & Observable, Value>: TrackedPrope
 
     init(
         _ object: Object, _ keyPath: KeyPath<Object, Value>, scheduler: any Scheduler,
-        changed: @escaping (Any, AnyAuthor) -> Void
+        changed: @escaping (Value, AnyAuthor) -> Void
     ) {
         self.object = object
         self.keyPath = keyPath

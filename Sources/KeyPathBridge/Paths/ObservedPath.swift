@@ -102,7 +102,7 @@ final class PathTracker<Value>: @unchecked Sendable {
     // of `changes` (serialized by that messenger) and by `stop()`. `current` is guarded by the
     // output core's lock, so that a new end value and its update are accepted in one step.
     private let lock = Lock()
-    @exclusivity(unchecked) private var links: [(id: UInt64, link: PathLink)] = []
+    @exclusivity(unchecked) private var links: [AttachedLink] = []
     /// Numbers links; used only while attaching (in `init` or while handling a change).
     private var linkCount: UInt64 = 0
     @exclusivity(unchecked) private var stopped = false
@@ -112,10 +112,7 @@ final class PathTracker<Value>: @unchecked Sendable {
     private let components: [PathComponent]
     private let site: DeclarationSite
     private let output: MessengerCore<Update<Value?>>
-    /// A change to handle: the level whose property changed, the link that observed it (a
-    /// change from a link that was replaced meanwhile is stale), and the new value.
-    private typealias Change = (level: Int, link: UInt64, value: Any?)
-    private let changes = MessengerCore<Change>()
+    private let changes = MessengerCore<PathChange>()
     /// Owns the observation of the root's property, to hear when the root (and so that
     /// observation) dies: then the path is evaluated again from the root.
     private let rootReceiver: Receiver
@@ -132,12 +129,13 @@ final class PathTracker<Value>: @unchecked Sendable {
         self.site = site
         self.output = output
         rootReceiver = Receiver { [changes, output] in
-            changes.send((Self.rootDied, 0, nil), from: output)
+            let rootDied = PathChange(level: Self.rootDied, link: 0, value: nil, next: nil)
+            changes.send(rootDied, from: output)
         }
         // The connection's closure holds the tracker, and `changes` holds the connection:
         // `stop()` breaks that cycle.
         _ = changes.connect(receiver: nil, site: site) { change, author in
-            self.handleChange(at: change.level, link: change.link, to: change.value, from: author)
+            self.handle(change, from: author)
         }
         // Wire the whole path now; nothing is sent for the starting state.
         let (attached, endValue) = attach(from: 0, object: root)
@@ -183,7 +181,7 @@ final class PathTracker<Value>: @unchecked Sendable {
             defer { links = [] }
             return links
         }
-        for (_, link) in detached { link.end() }
+        for attached in detached { attached.link.end() }
         // Releases the connection, and with it the tracker, once no delivery of a change runs:
         // a delivery keeps its snapshot of the connections alive until it ends.
         changes.disconnectAll()
@@ -192,38 +190,36 @@ final class PathTracker<Value>: @unchecked Sendable {
     /// Attaches the components from `level` on, starting at `object`; returns the links and the
     /// end value (nil where the path became unreachable).
     private func attach(from level: Int, object: AnyObject?) -> (
-        [(id: UInt64, link: PathLink)], Value?
+        [AttachedLink], Value?
     ) {
-        var attached: [(id: UInt64, link: PathLink)] = []
+        var attached: [AttachedLink] = []
         var object = object
         for index in level..<components.count {
             guard let current = object else { return (attached, nil) }
             let receiver = index == 0 ? rootReceiver : nil
             linkCount &+= 1
             let id = linkCount
-            guard
-                let link = components[index].attach(
-                    current, receiver, site,
-                    {
-                        [changes] value, author in
-                        changes.send((index, id, value), from: author)
-                    })
+            let isEnd = index == components.count - 1
+            let changed: PathLink.Changed = { [changes] value, next, author in
+                changes.send(
+                    PathChange(level: index, link: id, value: value, next: next), from: author)
+            }
+            guard let link = components[index].attach(current, receiver, site, !isEnd, changed)
             else { return (attached, nil) }
-            attached.append((id, link))
-            if index == components.count - 1 {
+            attached.append(AttachedLink(id: id, link: link))
+            if isEnd {
                 return (attached, link.read().map { $0 as! Value })
             }
-            object = link.nextObject()
+            object = link.next()
         }
         return (attached, nil)
     }
 
-    /// Handles a change of the property at `level` to `value` (one at a time, outside any lock).
-    /// A manual trigger (``Inspector/trigger(_:)-(String)``) of a property along the path sends
-    /// the end value even though it did not change.
-    private func handleChange(
-        at level: Int, link id: UInt64, to value: Any?, from author: AnyAuthor
-    ) {
+    /// Handles a change (one at a time, outside any lock). A manual trigger
+    /// (``Inspector/trigger(_:)-(String)``) of a property along the path sends the end value even
+    /// though it did not change.
+    private func handle(_ change: PathChange, from author: AnyAuthor) {
+        let level = change.level
         if level == Self.rootDied {
             rewire(after: -1, object: root, from: author, forced: false)
             let handler = lock.withLock {
@@ -233,14 +229,16 @@ final class PathTracker<Value>: @unchecked Sendable {
             handler?()
             return
         }
-        let isCurrent = lock.withLock { !stopped && level < links.count && links[level].id == id }
+        let isCurrent = lock.withLock {
+            !stopped && level < links.count && links[level].id == change.link
+        }
         guard isCurrent else { return }  // stopped, or a stale change from a replaced link
         let forced = author === ManualTrigger.author
         if level == components.count - 1 {
-            publish(value.map { $0 as! Value }, from: author, forced: forced)
+            publish(change.value.map { $0 as! Value }, from: author, forced: forced)
         } else {
             // An object along the path changed: re-wire everything after it.
-            rewire(after: level, object: PathLink.object(in: value), from: author, forced: forced)
+            rewire(after: level, object: change.next, from: author, forced: forced)
         }
     }
 
@@ -251,14 +249,14 @@ final class PathTracker<Value>: @unchecked Sendable {
     ) {
         let (attached, endValue) = attach(from: level + 1, object: object)
         let (detached, installed, endHandler) = lock.withLock {
-            () -> ([(id: UInt64, link: PathLink)], Bool, (() -> Void)?) in
+            () -> ([AttachedLink], Bool, (() -> Void)?) in
             guard !stopped, level < links.count else { return (attached, false, nil) }
             let detached = Array(links[(level + 1)...])
             links.replaceSubrange((level + 1)..., with: attached)
             let reachesEnd = links.count == components.count
             return (detached, true, reachesEnd ? endPropertyHandler : nil)
         }
-        for (_, old) in detached { old.end() }
+        for old in detached { old.link.end() }
         guard installed else { return }
         publish(endValue, from: author, forced: forced)
         endHandler?()
@@ -276,3 +274,20 @@ final class PathTracker<Value>: @unchecked Sendable {
 }
 
 enum PathTrackerProbe { nonisolated(unsafe) static var count = 0 }
+
+/// A change for a path's tracker to handle: the level whose property changed, the link that
+/// observed it (a change from a link that was replaced meanwhile is stale), the new value, and
+/// the object in it when the path goes on from that property.
+struct PathChange {
+    let level: Int
+    let link: UInt64
+    let value: Any?
+    let next: AnyObject?
+}
+
+/// A link attached by a path's tracker, with the number that tells it from the links that
+/// replaced it.
+struct AttachedLink {
+    let id: UInt64
+    let link: PathLink
+}
