@@ -14,18 +14,12 @@ extension PathComponent {
             // The typed `PropertyPath` only ever passes an `Object` here.
             let object = unsafeDowncast(object, to: Object.self)
             name.learn { TrackedProperty<Object, Value>.name(of: keyPath, in: object) }
-            let property = TrackedProperty(object, keyPath, scheduler: scheduler) {
+            let property = TrackedProperty(object, keyPath, scheduler: scheduler, shape: shape) {
                 value, author in
                 changed(value, leadsOn ? shape.object(in: value) : nil, author)
             }
             property.arm()
-            return PathLink(
-                end: property.end,
-                read: { [weak property] in property?.currentValue },
-                next: { [weak property] in property?.currentValue.flatMap(shape.object(in:)) },
-                write: { [weak property] value, author in
-                    property?.write(value, as: author) ?? false
-                })
+            return property
         }
     }
 }
@@ -50,20 +44,26 @@ final class TrackedProperty<Object: AnyObject & Observable, Value>: TrackedPrope
     /// The author of a write about to be delivered (a binding's): the next delivery is theirs.
     @exclusivity(unchecked) private weak var pendingAuthor: AnyAuthor?
 
+    private let shape: ObjectShape
+
     init(
         _ object: Object, _ keyPath: KeyPath<Object, Value>, scheduler: any Scheduler,
-        changed: @escaping (Value, AnyAuthor) -> Void
+        shape: ObjectShape, changed: @escaping (Value, AnyAuthor) -> Void
     ) {
         self.object = object
         self.keyPath = keyPath
+        self.shape = shape
         self.changed = changed
         super.init(scheduler: scheduler)
     }
 
     /// The property's value now; nil once the object is gone.
-    var currentValue: Value? {
+    private var currentValue: Value? {
         object.map { $0[keyPath: keyPath] }
     }
+
+    override func read() -> Any? { currentValue }
+    override func next() -> AnyObject? { currentValue.flatMap(shape.object(in:)) }
 
     /// Reads the value and arms the tracking for its next change; nil (and not armed) once the
     /// object is gone or the link ended.
@@ -80,13 +80,13 @@ final class TrackedProperty<Object: AnyObject & Observable, Value>: TrackedPrope
 
     /// Stops delivering. A tracking armed already stays registered with the object until its
     /// next change, which then finds nothing to do.
-    func end() {
+    override func end() {
         lock.withLock { isEnded = true }
     }
 
     /// Sets the property (a binding's write); false if the key path is read-only, the value has
     /// another type or the object is gone. The delivery of the change is authored by `author`.
-    func write(_ value: Any, as author: AnyAuthor) -> Bool {
+    override func write(_ value: Any, as author: AnyAuthor) -> Bool {
         guard let object, let value = value as? Value,
             let writable = keyPath as? ReferenceWritableKeyPath<Object, Value>
         else { return false }
@@ -125,7 +125,7 @@ final class TrackedProperty<Object: AnyObject & Observable, Value>: TrackedPrope
 
 /// The part of a ``TrackedProperty`` that Observation's `onChange` and the scheduler call (not
 /// generic, so that those `@Sendable` closures capture no metatype).
-class TrackedPropertyBase: @unchecked Sendable {
+class TrackedPropertyBase: PathLink, @unchecked Sendable {
     private let scheduler: any Scheduler
 
     init(scheduler: any Scheduler) {

@@ -10,6 +10,8 @@ protocol AnyVariable: AnyObject {
     ) -> ConnectionBase
     /// Sets the value if it has the variable's type; false otherwise.
     func setAny(_ value: Any, as author: AnyAuthor) -> Bool
+    /// The object in the current value, found as `shape` says.
+    func object(using shape: ObjectShape) -> AnyObject?
     /// Sends the current value to every observer (old and new equal), on behalf of `author`.
     func sendCurrentValue(from author: AnyAuthor)
     /// The number of running observations (``ObservableObject/observationCount``).
@@ -34,6 +36,10 @@ extension Variable: AnyVariable {
         guard let value = value as? Value else { return false }
         set(value, as: author)
         return true
+    }
+
+    func object(using shape: ObjectShape) -> AnyObject? {
+        shape.object(in: value)
     }
 }
 

@@ -155,7 +155,7 @@ final class PathTracker<Value>: @unchecked Sendable {
     /// Sets the property at the end of the path; false if it is unreachable.
     func write(_ value: Value, as author: AnyAuthor) -> Bool {
         let end = lock.withLock { links.count == components.count ? links.last?.link : nil }
-        return end?.write(value, author) ?? false
+        return end?.write(value, as: author) ?? false
     }
 
     func setEndPropertyHandler(_ handler: @escaping () -> Void) {

@@ -37,48 +37,7 @@ struct PathComponent: @unchecked Sendable {
                 update, author in
                 changed(update.new, leadsOn ? shape.object(in: update.new) : nil, author)
             }
-            // Weak: an observed path does not keep the model's variables alive.
-            return PathLink(
-                end: connection.end,
-                read: { [weak variable] in variable?.value },
-                next: { [weak variable] in variable.flatMap { shape.object(in: $0.value) } },
-                write: { [weak variable] value, author in
-                    variable?.setAny(value, as: author) ?? false
-                })
-        }
-    }
-}
-
-/// How to find the object in a property's value, decided once per component from the value's
-/// type: a class reference (or an optional one) is reinterpreted as `AnyObject` without a
-/// dynamic cast; any other type goes through ``PathLink/object(in:)``.
-struct ObjectShape: Sendable {
-    private enum Kind {
-        case object, optionalObject, dynamic
-    }
-    private let kind: Kind
-
-    init<Value>(_ type: Value.Type) {
-        // One pointer: a class reference, an `Optional` of one, or `AnyObject` (a class-bound
-        // existential with witness tables is bigger and takes the dynamic way).
-        let isOnePointer = MemoryLayout<Value>.size == MemoryLayout<AnyObject>.size
-        if isOnePointer, type is AnyObject.Type {
-            kind = .object
-        } else if isOnePointer, let optional = type as? any _OptionalType.Type,
-            optional._wrappedType is AnyObject.Type
-        {
-            kind = .optionalObject
-        } else {
-            kind = .dynamic
-        }
-    }
-
-    /// The object in `value`, or nil if it holds none.
-    func object<Value>(in value: Value) -> AnyObject? {
-        switch kind {
-        case .object: unsafeBitCast(value, to: AnyObject.self)
-        case .optionalObject: unsafeBitCast(value, to: AnyObject?.self)
-        case .dynamic: PathLink.object(in: value)
+            return VariableLink(variable, connection: connection, shape: shape)
         }
     }
 }
@@ -98,11 +57,7 @@ extension PathComponent {
                         changed((property: property.name, value: value), nil, author)
                     }
                 }
-                return PathLink(
-                    end: { for connection in connections { connection.end() } },
-                    read: { [weak object] in object },
-                    next: { nil },
-                    write: { _, _ in false })
+                return EveryPropertyLink(object, connections: connections)
             }
             let variable: AnyVariable
             do throws(PathError) {
@@ -111,9 +66,10 @@ extension PathComponent {
                 PathDiagnostics.report(error)
                 return nil
             }
-            return PathLink(
-                observing: variable, receiver: receiver, site: site, leadsOn: leadsOn,
-                changed: changed)
+            let connection = variable.connect(receiver: receiver, site: site) { value, author in
+                changed(value, leadsOn ? PathLink.object(in: value) : nil, author)
+            }
+            return VariableLink(variable, connection: connection, shape: .dynamic)
         }
     }
 }
@@ -152,60 +108,5 @@ final class ComponentName: @unchecked Sendable {
     func learn(_ find: () -> String?) {
         guard lock.withLock({ known == nil }) else { return }
         if let name = find() { lock.withLock { known = name } }
-    }
-}
-
-/// A component attached to one object: the running observation of its property, and readers
-/// of the property's current value and of the object in it (nil once the variable is gone).
-struct PathLink {
-    /// What a link calls for each change: the new value, the object in it (if the path goes on
-    /// from the property, else nil), and the change's author.
-    typealias Changed = (_ value: Any, _ next: AnyObject?, _ author: AnyAuthor) -> Void
-
-    /// Ends the link's observations.
-    let end: () -> Void
-    let read: () -> Any?
-    /// The object the property holds, for the next component: `nil` if it holds `nil` (the rest
-    /// of the path is unreachable).
-    let next: () -> AnyObject?
-    /// Sets the property (a binding's write); false if the variable is gone.
-    let write: (Any, AnyAuthor) -> Bool
-
-    init(
-        end: @escaping () -> Void, read: @escaping () -> Any?,
-        next: @escaping () -> AnyObject?, write: @escaping (Any, AnyAuthor) -> Bool
-    ) {
-        self.end = end
-        self.read = read
-        self.next = next
-        self.write = write
-    }
-
-    /// A link that observes a variable found by reflection. It refers to the variable weakly: an
-    /// observed path does not keep the model's variables alive.
-    init(
-        observing variable: AnyVariable, receiver: Receiver?, site: DeclarationSite,
-        leadsOn: Bool, changed: @escaping Changed
-    ) {
-        let connection = variable.connect(receiver: receiver, site: site) { value, author in
-            changed(value, leadsOn ? Self.object(in: value) : nil, author)
-        }
-        self.init(
-            end: connection.end,
-            read: { [weak variable] in variable?.anyValue },
-            next: { [weak variable] in Self.object(in: variable?.anyValue) },
-            write: { [weak variable] value, author in variable?.setAny(value, as: author) ?? false }
-        )
-    }
-
-    /// The object in a property's value, unwrapping optionals at any depth (an `Optional` in an
-    /// `Any`); nil at any depth is nil.
-    static func object(in value: Any?) -> AnyObject? {
-        guard var value else { return nil }
-        while let optional = value as? any _OptionalType {
-            guard let wrapped = optional._wrappedValue else { return nil }
-            value = wrapped
-        }
-        return value as AnyObject
     }
 }

@@ -1,0 +1,114 @@
+import Transforms
+
+/// A path component attached to one object: the running observation of its property, and
+/// readers of the property's current value and of the object in it. The path holds its links;
+/// a link refers to the model weakly, so a path keeps nothing of the model alive.
+class PathLink {
+    /// What a link calls for each change: the new value, the object in it (if the path goes on
+    /// from the property, else nil), and the change's author.
+    typealias Changed = (_ value: Any, _ next: AnyObject?, _ author: AnyAuthor) -> Void
+
+    /// Ends the link's observations.
+    func end() {}
+
+    /// The property's value; nil once the model is gone.
+    func read() -> Any? { nil }
+
+    /// The object the property holds, for the next component: `nil` if it holds `nil` (the rest
+    /// of the path is unreachable) or the model is gone.
+    func next() -> AnyObject? { nil }
+
+    /// Sets the property (a binding's write); false if it cannot be set or the model is gone.
+    func write(_ value: Any, as author: AnyAuthor) -> Bool { false }
+
+    /// The object in a property's value, unwrapping optionals at any depth (an `Optional` in an
+    /// `Any`); nil at any depth is nil.
+    static func object(in value: Any?) -> AnyObject? {
+        guard var value else { return nil }
+        while let optional = value as? any _OptionalType {
+            guard let wrapped = optional._wrappedValue else { return nil }
+            value = wrapped
+        }
+        return value as AnyObject
+    }
+}
+
+/// A link to one variable: of a typed component, or found by reflection.
+final class VariableLink: PathLink {
+    private weak var variable: (any AnyVariable)?
+    private let connection: ConnectionBase
+    private let shape: ObjectShape
+
+    init(_ variable: any AnyVariable, connection: ConnectionBase, shape: ObjectShape) {
+        self.variable = variable
+        self.connection = connection
+        self.shape = shape
+    }
+
+    override func end() { connection.end() }
+    override func read() -> Any? { variable?.anyValue }
+    override func next() -> AnyObject? { variable?.object(using: shape) }
+
+    override func write(_ value: Any, as author: AnyAuthor) -> Bool {
+        variable?.setAny(value, as: author) ?? false
+    }
+}
+
+/// The link of a string path's `*`: every observable property of one object. Its value is the
+/// object; it is always the last component.
+final class EveryPropertyLink: PathLink {
+    private weak var object: AnyObject?
+    private let connections: [ConnectionBase]
+
+    init(_ object: AnyObject, connections: [ConnectionBase]) {
+        self.object = object
+        self.connections = connections
+    }
+
+    override func end() {
+        for connection in connections { connection.end() }
+    }
+
+    override func read() -> Any? { object }
+}
+
+/// How to find the object in a property's value, decided once per component from the value's
+/// type: a class reference (or an optional one) is reinterpreted as `AnyObject` without a
+/// dynamic cast; any other type goes through ``PathLink/object(in:)``.
+struct ObjectShape: Sendable {
+    private enum Kind {
+        case object, optionalObject, dynamic
+    }
+    private let kind: Kind
+
+    /// Finds objects with dynamic casts, for values of any type.
+    static let dynamic = ObjectShape(kind: .dynamic)
+
+    private init(kind: Kind) {
+        self.kind = kind
+    }
+
+    init<Value>(_ type: Value.Type) {
+        // One pointer: a class reference, an `Optional` of one, or `AnyObject` (a class-bound
+        // existential with witness tables is bigger and takes the dynamic way).
+        let isOnePointer = MemoryLayout<Value>.size == MemoryLayout<AnyObject>.size
+        if isOnePointer, type is AnyObject.Type {
+            kind = .object
+        } else if isOnePointer, let optional = type as? any _OptionalType.Type,
+            optional._wrappedType is AnyObject.Type
+        {
+            kind = .optionalObject
+        } else {
+            kind = .dynamic
+        }
+    }
+
+    /// The object in `value`, or nil if it holds none.
+    func object<Value>(in value: Value) -> AnyObject? {
+        switch kind {
+        case .object: unsafeBitCast(value, to: AnyObject.self)
+        case .optionalObject: unsafeBitCast(value, to: AnyObject?.self)
+        case .dynamic: PathLink.object(in: value)
+        }
+    }
+}
