@@ -143,7 +143,6 @@ final class PathTracker<Value>: @unchecked Sendable {
         output.lock.withLock { end = endValue }
     }
 
-    deinit { PathTrackerProbe.count += 1 }
     /// The current end value (nil: unreachable).
     var current: Value? { output.lock.withLock { end } }
 
@@ -273,7 +272,6 @@ final class PathTracker<Value>: @unchecked Sendable {
     }
 }
 
-enum PathTrackerProbe { nonisolated(unsafe) static var count = 0 }
 
 /// A change for a path's tracker to handle: the level whose property changed, the link that
 /// observed it (a change from a link that was replaced meanwhile is stale), the new value, and
