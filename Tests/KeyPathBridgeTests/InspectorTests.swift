@@ -157,9 +157,12 @@ struct InspectorTests {
         let watch = Inspector(cache).breakOnChange(PropertyPath(\.$currentUser)) {
             lines.append($0)
         }
+        let weakWatch = WeakBox(watch)
         watch.stop()
         cache.currentUser = User(name: "Bob")
         #expect(lines.count == 2)
+        _ = consume watch
+        #expect(weakWatch.isFreed)  // stopping released it
     }
 
     @Test func theLogNamesPropertiesOfEveryKind() {

@@ -29,8 +29,8 @@ extension Observer {
             return { block(observer, root) }
         }
         for path in repeat each paths {
-            if path.components.count == 1 {
-                // One property of the root never re-wires: observe it directly.
+            if path.components.count == 1, path.components[0].isOwnedByReceiver {
+                // One variable of the root never re-wires: observe it directly.
                 _ = path.components[0].attach(root, receiver, site, false) { _, _, _ in
                     coalescer.schedule(entry)
                 }

@@ -13,7 +13,9 @@ extension Inspector {
     ///
     /// It stops (with `SIGTRAP`, like a breakpoint; continue to go on) only while a debugger is
     /// attached; otherwise it only logs. The watch runs until the object dies or you call
-    /// `stop()` on the returned path; you need not hold it. The lines go to `log` if you pass
+    /// `stop()` on the returned path; you need not hold it. (When the object is an
+    /// `@Observable` one, the path cannot hear of its death; the watch is then released by the
+    /// next `breakOnChange`.) The lines go to `log` if you pass
     /// it, to standard error otherwise.
     @discardableResult
     public func breakOnChange<Value>(
@@ -86,11 +88,11 @@ final class PathWatches: @unchecked Sendable {
     ) {
         let watch = Watch(path)
         watch.observe(path, fileID: fileID, line: line, receive: handler)
-        path.whenRootDies { [weak self, weak watch] in
+        path.whenEnded { [weak self, weak watch] in
             guard let self, let watch else { return }
             self.remove { $0 === watch }
         }
-        // Forget watches that were stopped meanwhile.
+        // Forget the watches whose @Observable root died: such a path cannot hear of it.
         let ended = lock.withLock {
             watches.append(watch)
             return watches

@@ -8,7 +8,8 @@
 
 /// The platform side of debugging aids: is a debugger attached, stop in it, write a log line.
 enum Debugger {
-    /// Whether a debugger (or another tracer) is attached to this process now.
+    /// Whether a debugger is attached to this process now. (On Linux: a tracer whose name is
+    /// that of a debugger, gdb or lldb; under strace, raising `SIGTRAP` would end the process.)
     static var isAttached: Bool {
         #if canImport(Darwin)
             var info = kinfo_proc()
@@ -21,7 +22,8 @@ enum Debugger {
             guard let status = readFile("/proc/self/status") else { return false }
             for line in status.split(separator: "\n") where line.hasPrefix("TracerPid:") {
                 let pid = line.dropFirst("TracerPid:".count).drop(while: \.isWhitespace)
-                return pid != "0"
+                guard pid != "0", let name = readFile("/proc/\(pid)/comm") else { return false }
+                return name.hasPrefix("gdb") || name.contains("lldb")
             }
             return false
         #else

@@ -17,7 +17,10 @@ extension PropertyPath where Root: Observable {
     /// value. Each delivery re-arms the tracking, so no later change is missed; the changes made
     /// before a delivery runs arrive as one update with the latest value. Changes are authored by
     /// the object (or by the binding that wrote them). The object is read on the scheduler, so
-    /// use the queue your model lives on.
+    /// use the queue your model lives on and set it there.
+    ///
+    /// - Precondition: `scheduler` runs work later, not at once: `.immediate` is refused (it
+    ///   would read the value before the set).
     public init(tracking property: KeyPath<Root, Value>, on scheduler: some Scheduler = .mainQueue)
     {
         self.init(components: [PathComponent(tracking: property, on: scheduler)])

@@ -74,10 +74,10 @@ public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?
         tracker.setEndPropertyHandler(handler)
     }
 
-    /// Calls `handler` once the root has died (after the last update, if any). Debug watches
-    /// use it to end themselves.
-    func whenRootDies(_ handler: @escaping () -> Void) {
-        tracker.setRootDeathHandler(handler)
+    /// Calls `handler` once the path ends: when it is stopped (or dropped), or when its root
+    /// dies (after the last update, if any). Debug watches use it to end themselves.
+    func whenEnded(_ handler: @escaping () -> Void) {
+        tracker.setEndHandler(handler)
     }
 
     /// An update whose `old` and `new` are both the current end value.
@@ -107,7 +107,7 @@ final class PathTracker<Value>: @unchecked Sendable {
     private var linkCount: UInt64 = 0
     @exclusivity(unchecked) private var stopped = false
     @exclusivity(unchecked) private var endPropertyHandler: (() -> Void)?
-    @exclusivity(unchecked) private var rootDeathHandler: (() -> Void)?
+    @exclusivity(unchecked) private var endHandler: (() -> Void)?
     private weak var root: AnyObject?
     private let components: [PathComponent]
     private let site: DeclarationSite
@@ -165,12 +165,20 @@ final class PathTracker<Value>: @unchecked Sendable {
         _ = replaced  // released after unlocking
     }
 
-    func setRootDeathHandler(_ handler: @escaping () -> Void) {
+    func setEndHandler(_ handler: @escaping () -> Void) {
         let replaced = lock.withLock {
-            defer { rootDeathHandler = handler }
-            return rootDeathHandler
+            defer { endHandler = handler }
+            return endHandler
         }
         _ = replaced  // released after unlocking
+    }
+
+    /// Takes the end handler (it runs once).
+    private func takeEndHandler() -> (() -> Void)? {
+        lock.withLock {
+            defer { endHandler = nil }
+            return endHandler
+        }
     }
 
     /// Ends every observation; safe to call while a change is being handled.
@@ -184,6 +192,7 @@ final class PathTracker<Value>: @unchecked Sendable {
         // Releases the connection, and with it the tracker, once no delivery of a change runs:
         // a delivery keeps its snapshot of the connections alive until it ends.
         changes.disconnectAll()
+        takeEndHandler()?()
     }
 
     /// Attaches the components from `level` on, starting at `object`; returns the links and the
@@ -221,11 +230,7 @@ final class PathTracker<Value>: @unchecked Sendable {
         let level = change.level
         if level == Self.rootDied {
             rewire(after: -1, object: root, from: author, forced: false)
-            let handler = lock.withLock {
-                defer { rootDeathHandler = nil }
-                return rootDeathHandler
-            }
-            handler?()
+            takeEndHandler()?()
             return
         }
         let isCurrent = lock.withLock {
@@ -271,7 +276,6 @@ final class PathTracker<Value>: @unchecked Sendable {
         }
     }
 }
-
 
 /// A change for a path's tracker to handle: the level whose property changed, the link that
 /// observed it (a change from a link that was replaced meanwhile is stale), the new value, and

@@ -11,6 +11,10 @@ struct PathComponent: @unchecked Sendable {
     /// attaches to an object.
     var name: String { nameBox.name }
 
+    /// Whether the observation that `attach` starts for a receiver is owned by that receiver, so
+    /// that it runs without anyone holding the link (a variable's; not a tracked property's).
+    let isOwnedByReceiver: Bool
+
     /// Observes the property of `object` (for `receiver`, if any), calling `changed` with the new
     /// value, the object in it if `leadsOn` (the path goes on from this property), and the
     /// author of each change. (Each change is handled with the value its message carries, not
@@ -29,6 +33,7 @@ struct PathComponent: @unchecked Sendable {
         let name = ComponentName(keyPath)
         let shape = ObjectShape(Value.self)
         nameBox = name
+        isOwnedByReceiver = true
         attach = { object, receiver, site, leadsOn, changed in
             // The typed `PropertyPath` only ever passes an `Object` here.
             let variable = unsafeDowncast(object, to: Object.self)[keyPath: keyPath]
@@ -49,6 +54,7 @@ extension PathComponent {
     /// `(property: String, value: Any)` that changed (or the object itself at first).
     init(named name: String, in path: String) {
         nameBox = ComponentName(name)
+        isOwnedByReceiver = true
         attach = { object, receiver, site, leadsOn, changed in
             if name == "*" {  // always the last component
                 let properties = ObservableProperties.all(of: object)
@@ -74,11 +80,12 @@ extension PathComponent {
     }
 }
 
-/// The name of a path component, learnt by reflection the first time a typed component whose
-/// key path does not name it attaches to an object (never again after that).
+/// The name of a path component, looked for by reflection the first time a typed component
+/// whose key path does not name it attaches to an object (never again after that).
 final class ComponentName: @unchecked Sendable {
     private let lock = Lock()
     @exclusivity(unchecked) private var known: String?
+    @exclusivity(unchecked) private var looked = false
     private let placeholder: String
 
     init(_ name: String) {
@@ -104,9 +111,14 @@ final class ComponentName: @unchecked Sendable {
         learn { ObservableProperties.all(of: object).first { $0.variable === variable }?.name }
     }
 
-    /// Calls `find` to learn the name if it is not known yet.
+    /// Calls `find` to learn the name if it is not known and was not looked for yet (the first
+    /// attach looks; if it finds nothing, the placeholder stays).
     func learn(_ find: () -> String?) {
-        guard lock.withLock({ known == nil }) else { return }
-        if let name = find() { lock.withLock { known = name } }
+        let mustLook = lock.withLock {
+            defer { looked = true }
+            return known == nil && !looked
+        }
+        guard mustLook, let name = find() else { return }
+        lock.withLock { known = name }
     }
 }
