@@ -158,26 +158,27 @@ final class PathTracker<Value>: @unchecked Sendable {
     }
 
     func setEndPropertyHandler(_ handler: @escaping () -> Void) {
-        let replaced = lock.withLock {
-            defer { endPropertyHandler = handler }
-            return endPropertyHandler
-        }
-        _ = replaced  // released after unlocking
+        _ = exchange(\.endPropertyHandler, with: handler)  // the old one is released unlocked
     }
 
     func setEndHandler(_ handler: @escaping () -> Void) {
-        let replaced = lock.withLock {
-            defer { endHandler = handler }
-            return endHandler
-        }
-        _ = replaced  // released after unlocking
+        _ = exchange(\.endHandler, with: handler)
     }
 
     /// Takes the end handler (it runs once).
     private func takeEndHandler() -> (() -> Void)? {
+        exchange(\.endHandler, with: nil)
+    }
+
+    /// Replaces a handler under the lock and returns the old one, for the caller to call or
+    /// release after unlocking.
+    private func exchange(
+        _ handler: ReferenceWritableKeyPath<PathTracker, (() -> Void)?>,
+        with new: (() -> Void)?
+    ) -> (() -> Void)? {
         lock.withLock {
-            defer { endHandler = nil }
-            return endHandler
+            defer { self[keyPath: handler] = new }
+            return self[keyPath: handler]
         }
     }
 
