@@ -1,3 +1,4 @@
+import Foundation
 import HeraldTestSupport
 import KeyPathBridge
 import Observation
@@ -48,6 +49,42 @@ final class CountingModel: Observable {
 
 final class Holder {
     @ObservableVar var model: CountingModel?
+}
+
+/// An `Observable` class whose setter can be paused between Observation's `onChange` (which runs
+/// first) and storing the value, to act in that window from another thread.
+final class PausingModel: Observable, @unchecked Sendable {
+    private let registrar = ObservationRegistrar()
+    private let lock = NSLock()
+    private var storedName = "A"
+    private var pause: (() -> Void)?
+
+    var name: String {
+        get {
+            registrar.access(self, keyPath: \.name)
+            return lock.withLock { storedName }
+        }
+        set {
+            registrar.withMutation(of: self, keyPath: \.name) {
+                lock.withLock { pause }?()
+                lock.withLock { storedName = newValue }
+            }
+        }
+    }
+
+    /// Makes the next set call `pause` once, after `onChange`, before storing the value.
+    func pauseNextSet(_ pause: @escaping () -> Void) {
+        lock.withLock {
+            self.pause = { [weak self] in
+                self?.lock.withLock { self?.pause = nil }
+                pause()
+            }
+        }
+    }
+}
+
+final class PausingHolder: @unchecked Sendable {
+    @ObservableVar var model: PausingModel?
 }
 
 @Suite("Bridge to Swift's Observation")
@@ -250,14 +287,47 @@ struct ObservationBridgeTests {
         }
         holder.model = first
 
-        // Each of the 501 attaches reads the name once for the path's end value. Beyond that, one
-        // read armed the tracking, once, not once per attach (no registration piles up in the
-        // registrar), and one looked for the property's name for logs, on the first attach.
-        #expect(first.getterCalls.count == 501 + 1 + 1)
+        // Each of the 501 attaches reads the name once, for the path's end value; the first of
+        // those reads armed the tracking, and no later attach armed it again (no registration
+        // piles up in the registrar). One more read looked for the property's name, for logs.
+        #expect(first.getterCalls.count == 501 + 1)
+        scheduler.flush()  // the check that followed arming: nothing changed
+        #expect(names.elements == [""])  // both models' names are equal: one update, at first
         first.name = "Anne"
         #expect(scheduler.pendingCount == 1)  // one delivery, for the one link attached now
         scheduler.flush()
         #expect(names.elements.last == "Anne")
+    }
+
+    @Test func aPathReWiredWhileTheModelIsBeingSetElsewhereGetsTheNewValue() {
+        let scheduler = TestScheduler()
+        let holder = PausingHolder()
+        let model = PausingModel()
+        // Another path keeps the property's tracking alive.
+        let other = ObservedPath(model, PropertyPath(tracking: \PausingModel.name, on: scheduler))
+        let path = ObservedPath(
+            holder, PropertyPath(\PausingHolder.$model).appending(tracking: \.name, on: scheduler))
+        scheduler.flush()
+
+        let inWindow = DispatchSemaphore(value: 0)
+        let resume = DispatchSemaphore(value: 0)
+        model.pauseNextSet {
+            inWindow.signal()
+            resume.wait()
+        }
+        let setterDone = DispatchSemaphore(value: 0)
+        Thread {
+            model.name = "B"
+            setterDone.signal()
+        }.start()
+        inWindow.wait()  // onChange came; "B" is not stored yet
+        holder.model = model  // re-wires now: the new link reads "A"
+        resume.signal()
+        setterDone.wait()
+        scheduler.flush()
+
+        #expect(other.value == "B")
+        #expect(path.value == "B")  // the link attached in the window got a delivery too
     }
 
     @Test func anImmediateSchedulerIsRefused() async {
@@ -298,6 +368,23 @@ struct ObservationBridgeTests {
         #expect(
             lines.elements.first?.hasPrefix(
                 "Herald: Profile.address.<String> changed: \"1\" → \"2\"") == true)
+    }
+
+    @Test func aTrackedPropertyThatHeldNilAtFirstIsNamedOnceItHoldsAnObject() {
+        let scheduler = TestScheduler()
+        let ann = Profile(name: "Ann")  // no address yet
+        let lines = Recording<String>()
+        Inspector(ann).breakOnChange(
+            PropertyPath(tracking: \.address, on: scheduler).appending(
+                tracking: \.zipCode, on: scheduler)
+        ) { lines.append($0) }
+
+        ann.address = PostalAddress(zipCode: "1")
+        scheduler.flush()
+
+        #expect(
+            lines.elements.first?.hasPrefix(
+                "Herald: Profile.address.<String> changed: unreachable → \"1\"") == true)
     }
 
     @Test func aStringPathNamingAnObservableClassPropertyIsAnErrorPointingToTrackedPaths() {

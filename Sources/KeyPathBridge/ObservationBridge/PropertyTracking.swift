@@ -53,11 +53,19 @@ final class PropertyTracking<Object: AnyObject & Observable, Value>: TrackingBas
         return (object, arm(object))
     }
 
-    /// Starts reporting changes to `link`, arming the tracking unless it is armed (attaching
-    /// reads nothing more: re-wiring back and forth costs no registration).
-    override func add(_ link: TrackedLink) {
-        super.add(link)
-        if let object, claimArming() { _ = arm(object) }
+    /// Starts reporting changes to `link` and returns the value it starts from (nil once the
+    /// object is gone). Arms the tracking unless it is armed, so re-wiring back and forth costs
+    /// no registration. An unarmed tracking may mean a change is being made right now (its
+    /// `onChange` came, the value is not stored yet): then the value read here is the old one
+    /// and the new registration will not hear of that change, so the link also gets a delivery,
+    /// which reads the value again after the set.
+    func add(_ link: TrackedLink) -> Value? {
+        register(link)
+        guard let object else { return nil }
+        guard claimArming() else { return object[keyPath: keyPath] }
+        let value = arm(object)
+        link.willChange()
+        return value
     }
 
     private func arm(_ object: Object) -> Value {
@@ -71,22 +79,27 @@ final class PropertyTracking<Object: AnyObject & Observable, Value>: TrackingBas
 
 /// The non-generic part of a ``PropertyTracking``: its links and whether it is armed.
 class TrackingBase: @unchecked Sendable {
+    /// A link, held weakly, and its identity (to find it without loading the reference: a load
+    /// under the lock could release the last reference there and run a `deinit`).
+    private struct Entry {
+        let id: ObjectIdentifier
+        let link: Weak
+    }
+
     // Guarded by `lock`.
     private let lock = Lock()
     @exclusivity(unchecked) private var isArmed = false
-    @exclusivity(unchecked) private var links: [Weak] = []
+    @exclusivity(unchecked) private var links: [Entry] = []
 
     /// Starts reporting changes to `link`.
-    func add(_ link: TrackedLink) {
-        lock.withLock {
-            links.removeAll { $0.object == nil }
-            links.append(Weak(link))
-        }
+    final func register(_ link: TrackedLink) {
+        lock.withLock { links.append(Entry(id: ObjectIdentifier(link), link: Weak(link))) }
     }
 
     /// Stops reporting changes to `link`.
     final func remove(_ link: TrackedLink) {
-        lock.withLock { links.removeAll { $0.object == nil || $0.object === link } }
+        let id = ObjectIdentifier(link)
+        lock.withLock { links.removeAll { $0.id == id } }
     }
 
     /// Whether the caller is to arm the tracking (it was not armed; now it counts as armed).
@@ -100,11 +113,15 @@ class TrackingBase: @unchecked Sendable {
     /// Called by Observation before the property is set: the registration is used up; every
     /// link schedules a delivery.
     final func willChange() {
+        // The strong references taken here are released after unlocking; links that died are
+        // dropped (found through those references, without loading them twice).
         let current = lock.withLock {
             isArmed = false
-            return links.compactMap { $0.object as? TrackedLink }
+            let loaded = links.map { $0.link.object }
+            links = zip(links, loaded).filter { $0.1 != nil }.map(\.0)
+            return loaded
         }
-        for link in current { link.willChange() }
+        for case let link as TrackedLink in current { link.willChange() }
     }
 }
 

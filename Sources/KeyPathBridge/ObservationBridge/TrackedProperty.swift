@@ -19,9 +19,13 @@ extension PathComponent {
         attach = { object, _, _, leadsOn, changed in
             // The typed `PropertyPath` only ever passes an `Object` here.
             let object = unsafeDowncast(object, to: Object.self)
-            name.learn { TrackedProperty<Object, Value>.name(of: keyPath, in: object) }
-            return TrackedProperty(
-                PropertyTracking.shared(object, keyPath), scheduler: scheduler, shape: shape
+            let learnName = { (object: Object) in
+                name.learn { TrackedProperty<Object, Value>.name(of: keyPath, in: object) }
+            }
+            learnName(object)
+            return TrackedProperty.attached(
+                to: PropertyTracking.shared(object, keyPath), scheduler: scheduler, shape: shape,
+                learnName: learnName
             ) { value, author in
                 changed(value, leadsOn ? shape.object(in: value) : nil, author)
             }
@@ -41,30 +45,48 @@ final class TrackedProperty<Object: AnyObject & Observable, Value>: TrackedLink,
 {
     private let tracking: PropertyTracking<Object, Value>
     private let changed: (Value, AnyAuthor) -> Void
+    /// Looks for the property's name for logs if it is not known yet (a property that held nil
+    /// at first is named once it holds an object).
+    private let learnName: (Object) -> Void
     private let shape: ObjectShape
     private let changeRule = ChangeRule<Value>()
     // Guarded by `lock`.
     private let lock = Lock()
     @exclusivity(unchecked) private var isEnded = false
+    /// The value last passed on (or attached with): a delivery that reads the same value passes
+    /// nothing on.
+    @exclusivity(unchecked) private var lastValue: Value?
     /// A binding's write about to be delivered: its author is the author of the delivery if
     /// the delivered value is still the one it wrote.
     @exclusivity(unchecked) private var pendingWrite: (author: Weak, value: Value)?
-
-    init(
+    private init(
         _ tracking: PropertyTracking<Object, Value>, scheduler: any Scheduler, shape: ObjectShape,
-        changed: @escaping (Value, AnyAuthor) -> Void
+        learnName: @escaping (Object) -> Void, changed: @escaping (Value, AnyAuthor) -> Void
     ) {
         self.tracking = tracking
         self.shape = shape
+        self.learnName = learnName
         self.changed = changed
         super.init(scheduler: scheduler)
-        tracking.add(self)
     }
 
-    private var currentValue: Value? { tracking.value }
+    /// Attaches the link to its tracking; returns the link.
+    static func attached(
+        to tracking: PropertyTracking<Object, Value>, scheduler: any Scheduler, shape: ObjectShape,
+        learnName: @escaping (Object) -> Void, changed: @escaping (Value, AnyAuthor) -> Void
+    ) -> TrackedProperty {
+        let link = TrackedProperty(
+            tracking, scheduler: scheduler, shape: shape, learnName: learnName, changed: changed)
+        let value = tracking.add(link)
+        link.lock.withLock { link.lastValue = value }
+        return link
+    }
 
-    override func read() -> Any? { currentValue }
-    override func next() -> AnyObject? { currentValue.flatMap(shape.object(in:)) }
+    /// The value the link was attached with (the path reads it only then, to wire itself).
+    private var attachedValue: Value? { lock.withLock { lastValue } }
+
+    override func read() -> Any? { attachedValue }
+    override func next() -> AnyObject? { attachedValue.flatMap(shape.object(in:)) }
 
     /// Stops delivering, including deliveries already scheduled.
     override func end() {
@@ -76,7 +98,7 @@ final class TrackedProperty<Object: AnyObject & Observable, Value>: TrackedLink,
     /// another type or the object is gone. The delivery of the change is authored by `author`
     /// unless the property was set again meanwhile.
     override func write(_ value: Any, as author: AnyAuthor) -> Bool {
-        guard let value = value as? Value, let current = currentValue else { return false }
+        guard let value = value as? Value, let current = tracking.value else { return false }
         if changeRule.isChange(from: current, to: value) {
             lock.withLock { pendingWrite = (Weak(author), value) }
         }
@@ -88,32 +110,40 @@ final class TrackedProperty<Object: AnyObject & Observable, Value>: TrackedLink,
         guard !lock.withLock({ isEnded }), let (object, value) = tracking.armAndRead() else {
             return
         }
-        let write = lock.withLock {
-            defer { pendingWrite = nil }
-            return pendingWrite
+        let (isChange, write) = lock.withLock {
+            defer {
+                pendingWrite = nil
+                lastValue = value
+            }
+            return (
+                lastValue.map { changeRule.isChange(from: $0, to: value) } ?? true, pendingWrite
+            )
         }
+        guard isChange else { return }
         var author: AnyAuthor = object
         if let write, let writer = write.author.object,
             !changeRule.isChange(from: write.value, to: value)
         {
             author = writer
         }
+        learnName(object)
         changed(value, author)
     }
 
     /// The name of the property `keyPath` leads to, for logs. Observation's key paths lead to
     /// computed properties, whose key paths carry no name; a property holding an object is
-    /// recognized by the identical object in the stored `_name` behind it. Otherwise nil (the
-    /// log shows the value type).
-    static func name(of keyPath: KeyPath<Object, Value>, in object: Object) -> String? {
-        guard let held = PathLink.object(in: object[keyPath: keyPath]) else { return nil }
+    /// recognized by the identical object in the stored `_name` behind it. Otherwise no name
+    /// (the log shows the value type); while the property holds nil, ask again later.
+    static func name(of keyPath: KeyPath<Object, Value>, in object: Object) -> ComponentName.Search
+    {
+        guard let held = PathLink.object(in: object[keyPath: keyPath]) else { return .later }
         let matches = Mirror(reflecting: object).children.compactMap { child -> String? in
             guard let label = child.label, label.hasPrefix("_"), !label.hasPrefix("_$"),
                 PathLink.object(in: child.value) === held
             else { return nil }
             return String(label.dropFirst())
         }
-        return matches.count == 1 ? matches[0] : nil
+        return matches.count == 1 ? .found(matches[0]) : .none
     }
 }
 

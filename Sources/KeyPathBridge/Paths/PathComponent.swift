@@ -108,17 +108,34 @@ final class ComponentName: @unchecked Sendable {
 
     /// Finds the name of `variable` among the observable properties of `object`, once.
     func learn(from object: AnyObject, variable: AnyObject) {
-        learn { ObservableProperties.all(of: object).first { $0.variable === variable }?.name }
+        learn {
+            let found = ObservableProperties.all(of: object).first { $0.variable === variable }
+            return found.map { .found($0.name) } ?? .none
+        }
     }
 
-    /// Calls `find` to learn the name if it is not known and was not looked for yet (the first
-    /// attach looks; if it finds nothing, the placeholder stays).
-    func learn(_ find: () -> String?) {
-        let mustLook = lock.withLock {
-            defer { looked = true }
-            return known == nil && !looked
+    /// What a search for a name found.
+    enum Search {
+        /// The name.
+        case found(String)
+        /// There is none to find: keep the placeholder.
+        case none
+        /// Nothing to recognize the property by yet: search again at the next attach.
+        case later
+    }
+
+    /// Calls `find` to learn the name if it is not known and no search settled it yet (the
+    /// first attach looks; if it finds nothing, the placeholder stays).
+    func learn(_ find: () -> Search) {
+        let mustLook = lock.withLock { known == nil && !looked }
+        guard mustLook else { return }
+        let search = find()
+        lock.withLock {
+            switch search {
+            case .found(let name): known = name
+            case .none: looked = true
+            case .later: break
+            }
         }
-        guard mustLook, let name = find() else { return }
-        lock.withLock { known = name }
     }
 }
