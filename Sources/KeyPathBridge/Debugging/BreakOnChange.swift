@@ -22,16 +22,9 @@ extension Inspector {
         _ path: PropertyPath<Object, Value>, fileID: StaticString = #fileID, line: UInt = #line,
         log: (@Sendable (String) -> Void)? = nil
     ) -> ObservedPath<Object, Value> {
-        let observed = ObservedPath(object, path, fileID: fileID, line: line)
-        let site = DeclarationSite(fileID: fileID, line: line)
-        PathWatches.shared.add(observed, fileID: fileID, line: line) { update, author in
-            let line =
-                "Herald: \(Object.self).\(path.names) changed: \(describe(update.old)) → \(describe(update.new)) "
-                + "(by \(type(of: author)); watched at \(site))"
-            if let log { log(line) } else { Debugger.log(line) }
-            if Debugger.isAttached { Debugger.stop() }
-        }
-        return observed
+        watch(
+            ObservedPath(object, path, fileID: fileID, line: line), named: { path.names },
+            fileID: fileID, line: line, log: log)
     }
 
     /// Stops in the debugger (or logs) whenever the end value of the path given as text
@@ -47,9 +40,26 @@ extension Inspector {
         _ path: String, fileID: StaticString = #fileID, line: UInt = #line,
         log: (@Sendable (String) -> Void)? = nil
     ) throws(PathError) -> ObservedPath<Object, Any> {
-        // Validates the names on the objects reachable now.
-        _ = try ObservedPath(object, path: path, fileID: fileID, line: line)
-        return breakOnChange(try PropertyPath(path), fileID: fileID, line: line, log: log)
+        watch(
+            try ObservedPath(object, path: path, fileID: fileID, line: line), named: { path },
+            fileID: fileID, line: line, log: log)
+    }
+
+    /// Registers the watch of `observed`; `names` spells its path at the time of a change (a
+    /// typed path learns some names as it attaches).
+    private func watch<Value>(
+        _ observed: ObservedPath<Object, Value>, named names: @escaping () -> String,
+        fileID: StaticString, line: UInt, log: (@Sendable (String) -> Void)?
+    ) -> ObservedPath<Object, Value> {
+        let site = DeclarationSite(fileID: fileID, line: line)
+        PathWatches.shared.add(observed, fileID: fileID, line: line) { update, author in
+            let line =
+                "Herald: \(Object.self).\(names()) changed: \(describe(update.old)) → "
+                + "\(describe(update.new)) (by \(type(of: author)); watched at \(site))"
+            if let log { log(line) } else { Debugger.log(line) }
+            if Debugger.isAttached { Debugger.stop() }
+        }
+        return observed
     }
 }
 
