@@ -153,8 +153,14 @@ public enum BenchmarkCommand {
     }
 
     /// The workloads (and systems within them) that the options select.
+    /// A workload whose target compares it with another one (`.scaling`) brings that one along.
     static func selected(_ options: Options) -> [Workload] {
-        Workloads.all().filter { options.only?.contains($0.id) ?? true }.map { workload in
+        let all = Workloads.all()
+        var only = options.only
+        for workload in all where only?.contains(workload.id) ?? false {
+            for case .scaling(_, let companion) in workload.targets { only?.insert(companion) }
+        }
+        return all.filter { only?.contains($0.id) ?? true }.map { workload in
             guard let systems = options.systems else { return workload }
             return workload.keeping { systems.contains($0.name) }
         }

@@ -86,6 +86,9 @@ enum Report {
             }
         case .bytes:
             return nil
+        case .scaling(let factor, let workload):
+            let smaller = results.figures[workload]?[.herald]?.medianNsPerOp
+            return ratio(results.nsPerOp(row, .herald), smaller).map { $0 <= factor }
         }
     }
 

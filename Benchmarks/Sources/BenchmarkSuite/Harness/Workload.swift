@@ -69,11 +69,15 @@ public enum Target: Sendable {
     case time(atMost: Double, of: System)
     /// Herald's net allocated bytes per operation at most this many.
     case bytes(atMost: Double)
+    /// Herald's ns/op at most `factor` times its own ns/op on another workload of the same run
+    /// (the same operation at a smaller size: the cost must not grow with the size).
+    case scaling(atMost: Double, of: String)
 
     var label: String {
         switch self {
         case .time(let factor, let peer): "≤ \(formatFactor(factor))× \(peer.name)"
         case .bytes(let limit): "≤ \(Int(limit)) B"
+        case .scaling(let factor, let workload): "≤ \(formatFactor(factor))× Herald's \(workload)"
         }
     }
 }

@@ -4,3 +4,9 @@ import OpenCombine
 final class CombineObserver {
     var cancellables: [AnyCancellable] = []
 }
+
+/// An object owning OpenCombine subscriptions by subject, so that it can stop observing one
+/// subject without a search (W5-many).
+final class KeyedCombineObserver {
+    var cancellables: [ObjectIdentifier: AnyCancellable] = [:]
+}

@@ -56,3 +56,99 @@ final class RawObserver {
         for observation in observations { observation.messenger.remove(observation.token) }
     }
 }
+
+/// RAW for one observer with many observations (W5-many, W6-many): the observer keeps a token per
+/// observed messenger in a dictionary keyed by the messenger's identity, so stopping one costs a
+/// hash lookup; a messenger tells its observers when it dies, so they forget it.
+final class RawManyObserver {
+    private struct Entry {
+        unowned(unsafe) let messenger: RawMortalMessenger
+        let token: Int
+    }
+    private var tokens: [ObjectIdentifier: Entry] = [:]
+
+    func observe(_ messenger: RawMortalMessenger, _ handler: @escaping (Int) -> Void) {
+        tokens[ObjectIdentifier(messenger)] = Entry(
+            messenger: messenger, token: messenger.add(handler, from: self))
+    }
+
+    func stopObserving(_ messenger: RawMortalMessenger) {
+        guard let entry = tokens.removeValue(forKey: ObjectIdentifier(messenger)) else { return }
+        entry.messenger.remove(entry.token)
+    }
+
+    /// Called by a dying messenger.
+    func forget(_ messenger: ObjectIdentifier) {
+        tokens.removeValue(forKey: messenger)
+    }
+
+    var count: Int { tokens.count }
+}
+
+/// RAW's messenger for W5-many and W6-many: handlers with tokens (removed by a search from the
+/// end; each messenger has one), and the observers to tell when it dies. Neither side retains the
+/// other: a dying messenger removes itself from its observers, and the workloads keep the
+/// observers alive.
+final class RawMortalMessenger {
+    private struct Entry {
+        let token: Int
+        unowned(unsafe) let observer: RawManyObserver
+        let handler: (Int) -> Void
+    }
+    private var entries: [Entry] = []
+    private var nextToken = 0
+
+    func add(_ handler: @escaping (Int) -> Void, from observer: RawManyObserver) -> Int {
+        nextToken &+= 1
+        entries.append(Entry(token: nextToken, observer: observer, handler: handler))
+        return nextToken
+    }
+
+    func remove(_ token: Int) {
+        guard let index = entries.lastIndex(where: { $0.token == token }) else { return }
+        entries.remove(at: index)
+    }
+
+    func send(_ message: Int) {
+        for entry in entries { entry.handler(message) }
+    }
+
+    var count: Int { entries.count }
+
+    deinit {
+        let identity = ObjectIdentifier(self)
+        for entry in entries { entry.observer.forget(identity) }
+    }
+}
+
+/// RAW for one messenger with many observers that leave (W2-churn): handlers in slots, so removal
+/// by token (the slot) is O(1); a removed handler leaves a hole.
+final class RawSlotMessenger {
+    private var handlers: [((Int) -> Void)?] = []
+
+    func add(_ handler: @escaping (Int) -> Void) -> Int {
+        handlers.append(handler)
+        return handlers.count - 1
+    }
+
+    func remove(_ token: Int) { handlers[token] = nil }
+
+    func send(_ message: Int) {
+        for case let handler? in handlers { handler(message) }
+    }
+
+    var count: Int { handlers.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+}
+
+/// A hand-written observer of one `RawSlotMessenger` that removes its handler in `deinit`.
+final class RawSlotObserver {
+    private let messenger: RawSlotMessenger
+    private let token: Int
+
+    init(_ messenger: RawSlotMessenger, _ handler: @escaping (Int) -> Void) {
+        self.messenger = messenger
+        token = messenger.add(handler)
+    }
+
+    deinit { messenger.remove(token) }
+}
