@@ -1,3 +1,4 @@
+import Dispatch
 import HeraldTestSupport
 import Messaging
 import Synchronization
@@ -109,6 +110,48 @@ struct ConcurrencyTests {
             }
             #expect(!observer.messages.elements.contains(-1))
         }
+    }
+
+    /// While one thread is inside a delivery (held at a gate by the first handler), another
+    /// ends hundreds of that messenger's observations and starts new ones. The list is copied
+    /// once for the running delivery and then changed in place; the delivery must neither reach
+    /// an ended or new observation nor race with those writes (the thread sanitizer checks).
+    @Test func manyChangesOnAnotherThreadDuringOneDeliveryTakeEffectAtOnce() {
+        let messenger = SharedMessenger<Int>()
+        let inDelivery = DispatchSemaphore(value: 0)
+        let resume = DispatchSemaphore(value: 0)
+        let received = Recording<Int>()
+        let observers = (0..<300).map { _ in TestObserver() }
+        let latecomers = (0..<50).map { _ in TestObserver() }
+        for (index, observer) in observers.enumerated() {
+            observer.observe(messenger) { message in
+                if index == 0, message == 1 {
+                    inDelivery.signal()
+                    resume.wait()
+                }
+                received.append(index)
+            }
+        }
+
+        concurrently(threads: 2) { thread in
+            if thread == 0 {
+                messenger.send(1)
+            } else {
+                inDelivery.wait()
+                for (index, observer) in observers.enumerated() where index % 2 == 1 {
+                    observer.stopObserving(messenger)
+                }
+                for (number, latecomer) in latecomers.enumerated() {
+                    latecomer.observe(messenger) { _ in received.append(1_000 + number) }
+                }
+                resume.signal()
+            }
+        }
+        messenger.send(2)
+
+        let kept = Array(stride(from: 0, to: 300, by: 2))
+        #expect(received.elements == kept + kept + Array(1_000..<1_050))
+        #expect(messenger.observationCount == 150 + 50)
     }
 
     @Test func messengersAndObserversDyingOnDifferentThreadsAreFreed() {

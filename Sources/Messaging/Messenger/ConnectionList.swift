@@ -7,13 +7,26 @@
 ///
 /// Invariants: `storage[c.slot] === c` for every live connection `c`; `liveCount` is the number
 /// of non-`nil` slots; when more than half the slots are holes (and there are at least 16), the
-/// list compacts and rewrites the slots; an emptied list keeps a small buffer for reuse.
+/// list compacts in place and rewrites the slots; an emptied list keeps a small buffer for reuse
+/// and releases a large one. A slot
+/// is 32 bits: a messenger can have at most `Int32.max` slots (two billion observations, far more
+/// than memory holds).
 @usableFromInline
 struct ConnectionList {
     @usableFromInline private(set) var storage: ContiguousArray<ConnectionBase?> = []
     @usableFromInline private(set) var liveCount = 0
+    /// Whether `storage` was handed out by `snapshot()` since it was last moved to a fresh buffer,
+    /// so that a delivering thread may be reading it.
+    @usableFromInline private(set) var snapshotTaken = false
 
     @usableFromInline init() {}
+
+    /// The list for a delivery, which reads it after unlocking.
+    @inlinable @inline(__always)
+    mutating func snapshot() -> ContiguousArray<ConnectionBase?> {
+        snapshotTaken = true
+        return storage
+    }
 
     /// Moves the list to a fresh buffer, so that the next changes do not write to a buffer that a
     /// delivering thread may still be reading (see `MessengerCore.prepareToChangeConnections`).
@@ -24,11 +37,12 @@ struct ConnectionList {
         fresh.reserveCapacity(Swift.max(storage.count, 1))
         fresh.append(contentsOf: storage)
         storage = fresh
+        snapshotTaken = false
     }
 
     @usableFromInline
     mutating func append(_ connection: ConnectionBase) {
-        connection.slot = storage.count
+        connection.slot = Int32(storage.count)
         storage.append(connection)
         liveCount += 1
     }
@@ -36,7 +50,7 @@ struct ConnectionList {
     /// Removes `connection`, marking it stopped. Returns false if it was not in the list.
     @usableFromInline
     mutating func remove(_ connection: ConnectionBase) -> Bool {
-        let slot = connection.slot
+        let slot = Int(connection.slot)
         guard slot >= 0, slot < storage.count, storage[slot] === connection else { return false }
         connection.markStopped()
         connection.slot = -1
@@ -46,17 +60,19 @@ struct ConnectionList {
         return true
     }
 
-    /// Removes and returns every connection, each marked stopped. The caller tells their
-    /// receivers after unlocking.
-    mutating func removeAll() -> [ConnectionBase] {
-        let all = live
-        for connection in all {
+    /// Removes and returns every connection (the list's own storage, with its holes), each marked
+    /// stopped. The caller tells their receivers after unlocking.
+    mutating func removeAll() -> ContiguousArray<ConnectionBase?> {
+        for case let connection? in storage {
             connection.markStopped()
             connection.slot = -1
         }
-        storage = []
-        liveCount = 0
-        return all
+        defer {
+            storage = []
+            liveCount = 0
+            snapshotTaken = false
+        }
+        return storage
     }
 
     /// The live connections in registration order.
@@ -69,12 +85,19 @@ struct ConnectionList {
             return
         }
         guard storage.count >= 16, liveCount * 2 < storage.count else { return }
-        var compacted = ContiguousArray<ConnectionBase?>()
-        compacted.reserveCapacity(liveCount * 2)
-        for case let connection? in storage {
-            connection.slot = compacted.count
-            compacted.append(connection)
+        // In place: moves, no reference counting and no allocation. (Moving to a smaller buffer
+        // would give memory back sooner, but allocating a large block makes malloc consolidate
+        // the small blocks that the ended observations freed, which doubles the cost of ending
+        // one. Like an `Array`, the list keeps its capacity; it lets go of it when it empties.)
+        storage.withUnsafeMutableBufferPointer { buffer in
+            var write = 0
+            for read in buffer.indices {
+                guard let connection = buffer[read] else { continue }
+                connection.slot = Int32(write)
+                if read != write { buffer.swapAt(read, write) }
+                write += 1
+            }
         }
-        storage = compacted
+        storage.removeLast(storage.count - liveCount)
     }
 }

@@ -53,7 +53,7 @@ package final class MessengerCore<Message>: @unchecked Sendable {
             guard let message = makeMessage() else { return 0 }
             let sequence = state.takeSequence()
             switch admit(.message(message, author: author, sequence: sequence)) {
-            case .deliverNow: delivery = (message, state.connections.storage)
+            case .deliverNow: delivery = (message, state.connections.snapshot())
             case .queued: break
             case .drainQueue: mustDrain = true
             }
@@ -123,12 +123,18 @@ package final class MessengerCore<Message>: @unchecked Sendable {
 
     /// Under the lock, before changing the connection list. A delivering thread reads its snapshot
     /// of the list and later drops it without taking the lock, and the copy-on-write uniqueness
-    /// check does not order a write here after those reads. So: if no delivery runs, this
-    /// acquiring load synchronizes with the deliverer's releasing compare-exchange and writing in
-    /// place is safe; if one may run, the list moves to a fresh buffer first.
+    /// check does not order a write here after those reads. So: if no snapshot was taken since
+    /// the list last moved to a fresh buffer, no other thread has seen this buffer; if no
+    /// delivery runs, this acquiring load synchronizes with the deliverer's releasing
+    /// compare-exchange. In both cases writing in place is safe. Otherwise the list moves to a
+    /// fresh buffer first, which is then written in place until the next snapshot: many changes
+    /// during one delivery (handlers that stop their own observations) copy the list once, not
+    /// once each.
     @inlinable @inline(__always)
     func prepareToChangeConnections() {
-        if role.load(ordering: .acquiring) & Self.delivering != 0 {
+        if state.connections.snapshotTaken,
+            role.load(ordering: .acquiring) & Self.delivering != 0
+        {
             state.connections.moveToFreshStorage()
         }
     }
@@ -167,7 +173,7 @@ package final class MessengerCore<Message>: @unchecked Sendable {
         case .message(let message, let author, let sequence):
             return .message(
                 message, author: author, sequence: sequence,
-                receivers: state.connections.storage)
+                receivers: state.connections.snapshot())
         case .observationStateChange(let isObserved):
             return .observationStateChange(
                 isObserved: isObserved, handler: state.observationStateHandler)
@@ -237,20 +243,14 @@ package final class MessengerCore<Message>: @unchecked Sendable {
 
     /// Ends every observation of this messenger.
     package func disconnectAll() {
-        let (removed, notify) = lock.withLock { () -> ([ConnectionBase], StateChangeAction) in
+        let (removed, notify) = lock.withLock {
+            () -> (ContiguousArray<ConnectionBase?>, StateChangeAction) in
+            let wasObserved = state.connections.liveCount > 0
             let removed = state.connections.removeAll()
-            return (removed, removed.isEmpty ? .none : beginStateChange(isObserved: false))
+            return (removed, wasObserved ? beginStateChange(isObserved: false) : .none)
         }
-        for connection in removed { connection.receiver?.forget(connection) }
+        for case let connection? in removed { connection.receiver?.forget(connection) }
         tellObservationState(false, notify)
-    }
-
-    /// Ends every observation of this messenger that `receiver` owns, working from the
-    /// receiver's side.
-    func disconnectAll(of receiver: Receiver) {
-        for connection in receiver.storage.takeConnections(to: self) {
-            connection.detachFromMessenger()
-        }
     }
 
     /// The messenger died: end every observation without calling the state handler.
@@ -261,7 +261,7 @@ package final class MessengerCore<Message>: @unchecked Sendable {
             defer { state.observationStateHandler = nil }
             return (state.connections.removeAll(), state.observationStateHandler)
         }
-        for connection in removed { connection.receiver?.forget(connection) }
+        for case let connection? in removed { connection.receiver?.forget(connection) }
         _ = handler
     }
 

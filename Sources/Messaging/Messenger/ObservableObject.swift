@@ -71,11 +71,21 @@ extension ObservableObject {
     }
 
     /// Ends every observation of this object by `observer`. Harmless if there is none.
+    ///
+    /// ```swift
+    /// document.stopBeingObserved(by: closedEditor)
+    /// ```
+    ///
+    /// - Complexity: O(1) expected per observation ended, however many other observations the
+    ///   observer or this object has.
+    @inlinable
     public func stopBeingObserved(by observer: any Observer) {
-        messenger.core.disconnectAll(of: observer.receiver)
+        observer.receiver.storage.endObservations(of: messenger.core)
     }
 
     /// Ends every observation of this object.
+    ///
+    /// - Complexity: O(*n*), where *n* is the number of observations of this object.
     public func stopBeingObserved() {
         messenger.core.disconnectAll()
     }

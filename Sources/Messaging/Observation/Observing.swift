@@ -55,8 +55,6 @@ public final class Observing<Observed: ObservableObject>: Sendable {
     /// returns, except one whose delivery had already begun on another thread. Calling it again
     /// is harmless.
     public func stop() {
-        for connection in receiver.storage.takeConnections(to: nil) {
-            connection.detachFromMessenger()
-        }
+        receiver.storage.endAllObservations()
     }
 }

@@ -21,7 +21,13 @@ package class ConnectionBase: @unchecked Sendable {
     /// Where the observation was declared.
     final let site: DeclarationSite
     /// Index in the messenger's `ConnectionList`; -1 once removed. Guarded by the messenger's lock.
-    @usableFromInline final var slot = -1
+    /// (32 bits each, with `ownerSlot`, so that both fit the word one `Int` took: a connection's
+    /// size is what an observation costs. Both are unchecked for exclusivity: their locks, not
+    /// the runtime, keep accesses apart.)
+    @usableFromInline @exclusivity(unchecked) final var slot: Int32 = -1
+    /// Index in the owning receiver's group of connections to the same messenger
+    /// (`OwnedConnections`). Guarded by the receiver's lock.
+    @exclusivity(unchecked) final var ownerSlot: Int32 = 0
 
     static var stoppedGate: UInt64 { .max }
 
@@ -43,14 +49,14 @@ package class ConnectionBase: @unchecked Sendable {
     package func detachFromMessenger() { fatalError("abstract") }
 
     /// Ends the observation on both sides, as its owner (not a stop from the observed side, so
-    /// the receiver's end-of-observation callback is not called).
+    /// the receiver's end-of-observation callback is not called). Harmless if it ended already.
     package final func end() {
         detachFromMessenger()
         receiver?.remove(self)
     }
 
-    /// Whether `core` is the messenger core this connection belongs to.
-    func belongs(to core: AnyObject) -> Bool { fatalError("abstract") }
+    /// The identity of the messenger core this connection belongs to.
+    var coreIdentity: ObjectIdentifier { fatalError("abstract") }
 }
 
 /// What an observation calls with each message: the user's closure as it was given, so that
@@ -96,7 +102,5 @@ package final class Connection<Message>: ConnectionBase, @unchecked Sendable {
         core.disconnect(self)
     }
 
-    override func belongs(to core: AnyObject) -> Bool {
-        self.core === core
-    }
+    override var coreIdentity: ObjectIdentifier { ObjectIdentifier(core) }
 }

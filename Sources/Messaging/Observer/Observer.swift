@@ -56,23 +56,37 @@ extension Observer {
     }
 
     /// Whether this observer has at least one running observation of `observable`.
+    ///
+    /// ```swift
+    /// if !dog.isObserving(owner) { dog.observe(owner) { print($0) } }
+    /// ```
+    ///
+    /// - Complexity: O(1) expected per observation of `observable` by this observer, however
+    ///   many other observations it has.
+    @inlinable
     public func isObserving<Observed: ObservableObject>(_ observable: Observed) -> Bool {
         receiver.storage.isConnected(to: observable.messenger.core)
     }
 
     /// Ends every observation of `observable` by this observer. Harmless if there is none, or if
     /// `observable` is nil.
+    ///
+    /// ```swift
+    /// for item in removedItems { viewModel.stopObserving(item) }
+    /// ```
+    ///
+    /// - Complexity: O(1) expected per observation ended, however many other observations the
+    ///   observer or `observable` has.
+    @inlinable
     public func stopObserving<Observed: ObservableObject>(_ observable: Observed?) {
         guard let observable else { return }
-        for connection in receiver.storage.takeConnections(to: observable.messenger.core) {
-            connection.detachFromMessenger()
-        }
+        receiver.storage.endObservations(of: observable.messenger.core)
     }
 
     /// Ends every observation this observer is doing.
+    ///
+    /// - Complexity: O(1) expected per observation ended.
     public func stopObserving() {
-        for connection in receiver.storage.takeConnections(to: nil) {
-            connection.detachFromMessenger()
-        }
+        receiver.storage.endAllObservations()
     }
 }

@@ -9,11 +9,15 @@
 /// }
 /// ```
 ///
-/// A receiver is thread-safe.
+/// A receiver is thread-safe. Every operation on it costs O(1) expected per observation it
+/// touches, however many observations it owns.
 public final class Receiver: Sendable {
     // The observations live in `storage`, which connections refer to; nothing refers to this
-    // shell but its observer, so its `deinit` runs exactly when the observer lets go (never
-    // inside a messenger's lock) and ends every observation.
+    // shell but its owner, so its `deinit` runs exactly when the owner lets go (never inside a
+    // messenger's lock) and ends every observation. (One object would be cheaper, but then a
+    // messenger ending an observation would touch a receiver that its owner may be releasing at
+    // that moment on another thread: any retain and release there could run the receiver's
+    // `deinit` on the messenger's side, inside its lock.)
     @usableFromInline let storage: ReceiverStorage
 
     /// Creates a receiver that owns no observations yet.
@@ -28,7 +32,7 @@ public final class Receiver: Sendable {
     }
 
     deinit {
-        for connection in storage.takeConnections(to: nil) { connection.detachFromMessenger() }
+        storage.endAllObservations()
     }
 }
 
@@ -36,13 +40,15 @@ public final class Receiver: Sendable {
 /// (storage → connection → storage) is broken by whichever side ends an observation: the
 /// receiver's `deinit` or a stop takes the connection out here, and the messenger side calls
 /// `forget` after taking it out of its own list.
+///
+/// Every operation costs O(1) expected per observation it touches, however many observations the
+/// receiver owns (see `OwnedConnections`).
 @usableFromInline
 final class ReceiverStorage: @unchecked Sendable {
-    // `lock` protects `first` and `others`. The first connection is stored inline, so an
-    // observer with one observation allocates no list. Never locked together with a messenger.
+    // `lock` protects `owned`. Never locked together with a messenger: connections are ended
+    // (detached from their messengers) after unlocking.
     private let lock = Lock()
-    @exclusivity(unchecked) private var first: ConnectionBase?
-    @exclusivity(unchecked) private var others: ContiguousArray<ConnectionBase> = []
+    @exclusivity(unchecked) private var owned = OwnedConnections()
     private let observationEnded: (@Sendable () -> Void)?
 
     init(observationEnded: (@Sendable () -> Void)?) {
@@ -56,65 +62,42 @@ final class ReceiverStorage: @unchecked Sendable {
     func add(_ connection: ConnectionBase) {
         lock.withLock {
             guard connection.isActive else { return }
-            if first == nil { first = connection } else { others.append(connection) }
+            owned.insert(connection)
         }
     }
 
     /// The observed side ended `connection` (and holds it): forget it and, if it was owned
     /// here, tell whoever wants to know.
     func forget(_ connection: ConnectionBase) {
-        let removed = lock.withLock { () -> Bool in
-            if first === connection {
-                first = others.popLast()
-                return true
-            }
-            guard let index = others.lastIndex(where: { $0 === connection }) else { return false }
-            others.remove(at: index)
-            return true
-        }
-        if removed { observationEnded?() }
+        if lock.withLock({ owned.remove(connection) }) { observationEnded?() }
     }
 
     /// Forgets `connection` without telling anyone (its owner is ending it).
     func remove(_ connection: ConnectionBase) {
-        lock.withLock {
-            if first === connection {
-                first = others.popLast()
-            } else if let index = others.lastIndex(where: { $0 === connection }) {
-                others.remove(at: index)
-            }
-        }
+        _ = lock.withLock { owned.remove(connection) }
     }
 
-    /// Removes and returns the connections to a messenger's core, or all connections if it is nil.
-    func takeConnections(to core: AnyObject?) -> [ConnectionBase] {
-        lock.withLock {
-            var taken: [ConnectionBase] = []
-            if let first, core.map(first.belongs(to:)) ?? true {
-                taken.append(first)
-                self.first = nil
-            }
-            others.removeAll { connection in
-                guard core.map(connection.belongs(to:)) ?? true else { return false }
-                taken.append(connection)
-                return true
-            }
-            if first == nil { first = others.popLast() }
-            return taken
-        }
+    /// Ends every owned observation of the messenger whose core is `core`.
+    @usableFromInline
+    func endObservations(of core: AnyObject) {
+        let taken = lock.withLock { owned.removeAll(observing: ObjectIdentifier(core)) }
+        taken?.forEachConnection { $0.detachFromMessenger() }
+    }
+
+    /// Ends every owned observation.
+    func endAllObservations() {
+        let taken = lock.withLock { owned.removeAll() }
+        taken.forEachConnection { $0.detachFromMessenger() }
     }
 
     /// Whether a running observation is owned here.
     var hasConnections: Bool {
-        lock.withLock { (first?.isActive ?? false) || others.contains { $0.isActive } }
+        lock.withLock { owned.containsActive }
     }
 
+    /// Whether a running observation of the messenger whose core is `core` is owned here.
+    @usableFromInline
     func isConnected(to core: AnyObject) -> Bool {
-        lock.withLock {
-            let matches = { (connection: ConnectionBase) in
-                connection.isActive && connection.belongs(to: core)
-            }
-            return first.map(matches) ?? false || others.contains(where: matches)
-        }
+        lock.withLock { owned.containsActive(observing: ObjectIdentifier(core)) }
     }
 }
