@@ -138,7 +138,10 @@ struct ConcurrencyTests {
                 messenger.send(1)
             } else {
                 inDelivery.wait()
-                for (index, observer) in observers.enumerated() where index % 2 == 1 {
+                // Two thirds: more than half of the slots become holes, so the list compacts
+                // (in place, in the copy made for these changes) while the delivery reads the
+                // snapshot.
+                for (index, observer) in observers.enumerated() where index % 3 != 0 {
                     observer.stopObserving(messenger)
                 }
                 for (number, latecomer) in latecomers.enumerated() {
@@ -149,9 +152,25 @@ struct ConcurrencyTests {
         }
         messenger.send(2)
 
-        let kept = Array(stride(from: 0, to: 300, by: 2))
+        let kept = Array(stride(from: 0, to: 300, by: 3))
         #expect(received.elements == kept + kept + Array(1_000..<1_050))
-        #expect(messenger.observationCount == 150 + 50)
+        #expect(messenger.observationCount == 100 + 50)
+    }
+
+    /// An observation that the observed side ends between its messenger registering it and its
+    /// receiver taking it (`stopBeingObserved()` on another thread; the hook runs it in that
+    /// window deterministically) still reports its end, once: a `messages` stream or a path
+    /// waiting for that report would otherwise wait forever.
+    @Test func anObservationEndedByTheObservedSideWhileStartingReportsItsEnd() {
+        let messenger = SharedMessenger<Int>()
+        let ended = Atomic<Int>(0)
+        let observer = ReportingObserver { ended.add(1, ordering: .relaxed) }
+        observer.receiver.beforeTakingAnObservation { messenger.stopBeingObserved() }
+        observer.observe(messenger) { _ in }
+
+        #expect(messenger.observationCount == 0)
+        #expect(!observer.isObserving(messenger))
+        #expect(ended.load(ordering: .relaxed) == 1)
     }
 
     @Test func messengersAndObserversDyingOnDifferentThreadsAreFreed() {
@@ -297,5 +316,14 @@ private final class Holder: @unchecked Sendable {
     func sendToAll() {
         let current = lock.withLock { messengers }
         for messenger in current { messenger.send(1) }
+    }
+}
+
+/// An observer whose receiver reports each observation that the observed side ends.
+private final class ReportingObserver: Observer {
+    let receiver: Receiver
+
+    init(_ observationEnded: @escaping @Sendable () -> Void) {
+        receiver = Receiver(whenAnObservationEnds: observationEnded)
     }
 }

@@ -9,8 +9,8 @@
 /// }
 /// ```
 ///
-/// A receiver is thread-safe. Every operation on it costs O(1) expected per observation it
-/// touches, however many observations it owns.
+/// A receiver is thread-safe. Ending an observation costs amortized O(1) expected, however many
+/// observations the receiver owns.
 public final class Receiver: Sendable {
     // The observations live in `storage`, which connections refer to; nothing refers to this
     // shell but its owner, so its `deinit` runs exactly when the owner lets go (never inside a
@@ -34,6 +34,15 @@ public final class Receiver: Sendable {
     deinit {
         storage.endAllObservations()
     }
+
+    #if DEBUG
+        /// Test hook: `hook` runs each time an observation started by this receiver is about to
+        /// be handed to it, after its messenger registered it (the window in which the observed
+        /// side can end it first).
+        package func beforeTakingAnObservation(_ hook: @escaping @Sendable () -> Void) {
+            storage.beforeAdding = hook
+        }
+    #endif
 }
 
 /// The observations a ``Receiver`` owns. Connections refer to it strongly; the cycle
@@ -51,19 +60,31 @@ final class ReceiverStorage: @unchecked Sendable {
     @exclusivity(unchecked) private var owned = OwnedConnections()
     private let observationEnded: (@Sendable () -> Void)?
 
+    #if DEBUG
+        /// See `Receiver.beforeTakingAnObservation`. Set before the receiver is shared.
+        nonisolated(unsafe) var beforeAdding: (@Sendable () -> Void)?
+    #endif
+
     init(observationEnded: (@Sendable () -> Void)?) {
         self.observationEnded = observationEnded
     }
 
-    /// Takes ownership of a new connection, unless the observed side already ended it (a stop
-    /// that raced with the start: the stopper marks the connection stopped before it asks this
-    /// storage to forget it, so checking here, under the lock, loses nothing).
+    /// Takes ownership of a new connection, unless the observed side already ended it: a stop
+    /// that raced with the start (only the observed side can, since the connection was not
+    /// handed out yet). The stopper marks the connection stopped before it asks this storage to
+    /// forget it, so checking here, under the lock, loses nothing; and exactly one of the two
+    /// reports the end: `forget` if the connection was added first, this method otherwise.
     @usableFromInline
     func add(_ connection: ConnectionBase) {
-        lock.withLock {
-            guard connection.isActive else { return }
+        #if DEBUG
+            beforeAdding?()
+        #endif
+        let added = lock.withLock {
+            guard connection.isActive else { return false }
             owned.insert(connection)
+            return true
         }
+        if !added { observationEnded?() }
     }
 
     /// The observed side ended `connection` (and holds it): forget it and, if it was owned
