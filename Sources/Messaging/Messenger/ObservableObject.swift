@@ -76,8 +76,8 @@ extension ObservableObject {
     /// document.stopBeingObserved(by: closedEditor)
     /// ```
     ///
-    /// - Complexity: O(1) expected per observation ended, however many other observations the
-    ///   observer or this object has.
+    /// - Complexity: Amortized O(1) expected per observation ended, however many other
+    ///   observations the observer or this object has.
     @inlinable
     public func stopBeingObserved(by observer: any Observer) {
         observer.receiver.storage.endObservations(of: messenger.core)

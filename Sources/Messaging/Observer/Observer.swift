@@ -75,8 +75,8 @@ extension Observer {
     /// for item in removedItems { viewModel.stopObserving(item) }
     /// ```
     ///
-    /// - Complexity: O(1) expected per observation ended, however many other observations the
-    ///   observer or `observable` has.
+    /// - Complexity: Amortized O(1) expected per observation ended, however many other
+    ///   observations the observer or `observable` has.
     @inlinable
     public func stopObserving<Observed: ObservableObject>(_ observable: Observed?) {
         guard let observable else { return }
@@ -85,7 +85,7 @@ extension Observer {
 
     /// Ends every observation this observer is doing.
     ///
-    /// - Complexity: O(1) expected per observation ended.
+    /// - Complexity: Amortized O(1) expected per observation ended.
     public func stopObserving() {
         receiver.storage.endAllObservations()
     }

@@ -125,19 +125,24 @@ final class RawMortalMessenger {
 /// by token (the slot) is O(1); a removed handler leaves a hole.
 final class RawSlotMessenger {
     private var handlers: [((Int) -> Void)?] = []
+    /// The number of handlers held.
+    private(set) var count = 0
 
     func add(_ handler: @escaping (Int) -> Void) -> Int {
         handlers.append(handler)
+        count += 1
         return handlers.count - 1
     }
 
-    func remove(_ token: Int) { handlers[token] = nil }
+    func remove(_ token: Int) {
+        handlers[token] = nil
+        count -= 1
+    }
 
     func send(_ message: Int) {
         for case let handler? in handlers { handler(message) }
     }
 
-    var count: Int { handlers.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
 }
 
 /// A hand-written observer of one `RawSlotMessenger` that removes its handler in `deinit`.

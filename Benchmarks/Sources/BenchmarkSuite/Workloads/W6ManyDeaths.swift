@@ -36,16 +36,27 @@ func w6ManyDeaths(observationsPerObserver perObserver: Int) -> Workload {
                 }
             },
             Case(.herald) {
-                let counter = Counter()
                 let observers = (0..<groups).map { _ in HeraldObserver() }
                 let messengers = Mortal((0..<total).map { _ in Messenger<Int>() })
-                for (index, messenger) in messengers.objects.enumerated() {
-                    observers[index / perObserver].observe(messenger!) { counter.value &+= $0 }
+                // Each observer's handlers share a counter that only they hold: it is freed
+                // exactly when every observation of that observer has ended and been freed.
+                var counters: [WeakCounter] = []
+                for (group, observer) in observers.enumerated() {
+                    let counter = Counter()
+                    counters.append(WeakCounter(counter))
+                    for messenger in messengers.objects[
+                        (group * perObserver)..<((group + 1) * perObserver)]
+                    {
+                        observer.observe(messenger!) { counter.value &+= $0 }
+                    }
                 }
                 return {
                     messengers.dieOneByOne()
+                    precondition(
+                        counters.allSatisfy { $0.counter == nil },
+                        "Herald W6-many left observations")
                     withExtendedLifetime(observers) {}
-                    return counter.value
+                    return counters.count
                 }
             },
         ])
@@ -60,4 +71,11 @@ final class Mortal<Object: AnyObject> {
     func dieOneByOne() {
         for index in objects.indices { objects[index] = nil }
     }
+}
+
+/// A counter held weakly, to see that whatever held it has been freed.
+struct WeakCounter {
+    weak var counter: Counter?
+
+    init(_ counter: Counter) { self.counter = counter }
 }
