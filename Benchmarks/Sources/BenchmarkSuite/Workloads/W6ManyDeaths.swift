@@ -66,7 +66,9 @@ func w6ManyDeaths(observationsPerObserver perObserver: Int) -> Workload {
 final class Mortal<Object: AnyObject> {
     var objects: [Object?]
 
-    init(_ objects: [Object]) { self.objects = objects }
+    // `map`, not an implicit conversion: converting `[Object]` to `[Object?]` goes through a
+    // dynamic cast per element.
+    init(_ objects: [Object]) { self.objects = objects.map { $0 } }
 
     func dieOneByOne() {
         for index in objects.indices { objects[index] = nil }
