@@ -19,6 +19,23 @@ struct StringPathTests {
         #expect(values.elements == ["10115", "10117", nil])
     }
 
+    /// Like a typed path: a re-wiring that leaves the end value equal sends nothing, for
+    /// `Equatable` values seen through `Any`; a different value, or a value of another type,
+    /// is a change.
+    @Test func anEqualEndValueFromAnotherObjectSendsNothing() throws {
+        let ann = User(name: "Ann", address: Address(zipCode: "10115"))
+        let values = Recording<String?>()
+        let observer = TestObserver()
+        try observer.observe(ann, path: "address.zipCode") { values.append($0 as? String) }
+
+        ann.address = Address(zipCode: "10115")  // equal: nothing
+        ann.address = Address(zipCode: "10117")
+        ann.address = nil
+        ann.address = nil  // still unreachable: nothing
+
+        #expect(values.elements == ["10117", nil])
+    }
+
     @Test func letVariablePropertiesAreObservableToo() throws {
         let root = Node()
         let child = Node()

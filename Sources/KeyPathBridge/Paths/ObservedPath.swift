@@ -117,7 +117,10 @@ final class PathTracker<Value>: @unchecked Sendable {
     /// observation) dies: then the path is evaluated again from the root.
     private let rootReceiver: Receiver
     private static var rootDied: Int { -1 }
-    private let changeRule = ChangeRule<Value?>()
+    /// A typed path's rule is its end type's; a string path's end value is `Any`, compared by
+    /// what it holds, so that equal values never fire there either.
+    private let changeRule =
+        Value.self == Any.self ? ChangeRule<Value?>.comparingHeldValues : ChangeRule<Value?>()
     @exclusivity(unchecked) private var end: Value?
 
     init(

@@ -66,6 +66,28 @@ package struct ChangeRule<Value>: @unchecked Sendable {
         }
     }
 
+    /// The rule for values whose type says nothing (`Any`, a string path's end value), applied to
+    /// what they hold at run time, as the static rules are to typed values: after unwrapping
+    /// optionals, both `nil`, the same object, or equal `Equatable` values of the same type are
+    /// no change; anything else is.
+    package static var comparingHeldValues: ChangeRule {
+        ChangeRule(isSame: heldValuesAreSame)
+    }
+
+    private init(isSame: @escaping (Value, Value) -> Bool) {
+        self.isSame = isSame
+    }
+
+    private static func heldValuesAreSame(_ lhs: Value, _ rhs: Value) -> Bool {
+        switch (unwrapped(lhs), unwrapped(rhs)) {
+        case (let left?, let right?) where !(type(of: left) is AnyObject.Type):
+            guard let left = left as? any Equatable else { return false }
+            return left.isEqual(toAny: right)
+        default:
+            return sameObjectOrBothNil(lhs, rhs)
+        }
+    }
+
     /// The dynamic rule for values whose type says neither "object" nor "Equatable": the same
     /// object (after unwrapping optionals), or both `nil`, is no change; anything else is.
     private static func sameObjectOrBothNil(_ lhs: Value, _ rhs: Value) -> Bool {
@@ -113,4 +135,12 @@ package protocol _OptionalType {
 extension Optional: _OptionalType {
     package static var _wrappedType: Any.Type { Wrapped.self }
     package var _wrappedValue: Any? { self.map { $0 } }
+}
+
+extension Equatable {
+    /// Whether `other` is a value of this type equal to this one.
+    fileprivate func isEqual(toAny other: Any) -> Bool {
+        guard let other = other as? Self else { return false }
+        return self == other
+    }
 }
