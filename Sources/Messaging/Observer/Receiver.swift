@@ -51,7 +51,8 @@ public final class Receiver: Sendable {
 /// `forget` after taking it out of its own list.
 ///
 /// Every operation costs O(1) expected per observation it touches, however many observations the
-/// receiver owns (see `OwnedConnections`).
+/// receiver owns (see `OwnedConnections`), plus, for those that end observations, the amortized
+/// O(1) of taking each out of its messenger's list.
 @usableFromInline
 final class ReceiverStorage: @unchecked Sendable {
     // `lock` protects `owned`. Never locked together with a messenger: connections are ended

@@ -79,19 +79,23 @@ package struct ChangeRule<Value>: @unchecked Sendable {
     }
 
     private static func heldValuesAreSame(_ lhs: Value, _ rhs: Value) -> Bool {
-        switch (unwrapped(lhs), unwrapped(rhs)) {
-        case (let left?, let right?) where !(type(of: left) is AnyObject.Type):
+        let (left, right) = (unwrapped(lhs), unwrapped(rhs))
+        if let left, !(type(of: left) is AnyObject.Type), let right {
             guard let left = left as? any Equatable else { return false }
             return left.isEqual(toAny: right)
-        default:
-            return sameObjectOrBothNil(lhs, rhs)
         }
+        return sameObjectOrBothNil(unwrapped: left, right)
     }
 
     /// The dynamic rule for values whose type says neither "object" nor "Equatable": the same
     /// object (after unwrapping optionals), or both `nil`, is no change; anything else is.
     private static func sameObjectOrBothNil(_ lhs: Value, _ rhs: Value) -> Bool {
-        switch (unwrapped(lhs), unwrapped(rhs)) {
+        sameObjectOrBothNil(unwrapped: unwrapped(lhs), unwrapped(rhs))
+    }
+
+    /// `sameObjectOrBothNil` on values already unwrapped.
+    private static func sameObjectOrBothNil(unwrapped lhs: Any?, _ rhs: Any?) -> Bool {
+        switch (lhs, rhs) {
         case (nil, nil):
             return true
         case (let left?, let right?):
