@@ -53,14 +53,14 @@ struct OwnedConnectionsTests {
         owned.insert(ofSecond)
 
         var taken: [ObjectIdentifier] = []
-        owned.removeAll(observing: ObjectIdentifier(first.core))?.forEachConnection {
+        owned.removeAll(observing: ObjectIdentifier(first.core)).forEachConnection {
             taken.append(ObjectIdentifier($0))
         }
 
         #expect(Set(taken) == Set(ofFirst.map(ObjectIdentifier.init)))
         #expect(owned.count == 1)
         let takenAgain = owned.removeAll(observing: ObjectIdentifier(first.core))
-        #expect(takenAgain == nil)
+        #expect(takenAgain.isEmpty)
         #expect(owned.invariantViolation == nil)
     }
 
@@ -107,7 +107,7 @@ struct OwnedConnectionsTests {
             case 80..<90:
                 let index = Int.random(in: 0..<messengers.count, using: &random)
                 var taken: Set<ObjectIdentifier> = []
-                owned.removeAll(observing: core(index))?.forEachConnection {
+                owned.removeAll(observing: core(index)).forEachConnection {
                     taken.insert(ObjectIdentifier($0))
                 }
                 let expected = Set(model.filter { $0.value.messenger == index }.keys)

@@ -66,12 +66,11 @@ struct ConnectionList {
             connection.markStopped()
             connection.slot = -1
         }
-        defer {
-            storage = []
-            liveCount = 0
-            snapshotTaken = false
-        }
-        return storage
+        var taken: ContiguousArray<ConnectionBase?> = []
+        swap(&taken, &storage)  // a move: no reference counting
+        liveCount = 0
+        snapshotTaken = false
+        return taken
     }
 
     /// The live connections in registration order.
@@ -79,8 +78,15 @@ struct ConnectionList {
 
     private mutating func compactIfSparse() {
         if liveCount == 0 {
-            // Keep a small buffer: observe/stop cycles then allocate nothing.
-            storage.removeAll(keepingCapacity: storage.capacity <= 16)
+            // Keep a small buffer: observe/stop cycles then allocate nothing. (The list held at
+            // most 15 holes here, since it compacts whenever more than half of 16 or more slots
+            // are holes; popping them is cheaper than `removeAll(keepingCapacity:)`, which goes
+            // through the generic `replaceSubrange`.)
+            if storage.capacity > 16 {
+                storage = []
+            } else {
+                while storage.popLast() != nil {}
+            }
             return
         }
         guard storage.count >= 16, liveCount * 2 < storage.count else { return }

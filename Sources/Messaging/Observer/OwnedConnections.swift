@@ -35,7 +35,7 @@ package struct OwnedConnections {
     /// Adds `connection`, which must not be held already.
     package mutating func insert(_ connection: ConnectionBase) {
         count += 1
-        switch storage {
+        switch takeStorage() {
         case .empty:
             storage = .single(connection)
         case .single(let held):
@@ -44,7 +44,6 @@ package struct OwnedConnections {
             groups[connection.coreIdentity, default: Group()].append(connection)
             storage = .groups(groups)
         case .groups(var groups):
-            storage = .empty  // so that `groups` is uniquely referenced while it changes
             groups[connection.coreIdentity, default: Group()].append(connection)
             storage = .groups(groups)
         }
@@ -52,17 +51,21 @@ package struct OwnedConnections {
 
     /// Removes `connection` if it is held here; returns whether it was.
     package mutating func remove(_ connection: ConnectionBase) -> Bool {
-        switch storage {
+        switch takeStorage() {
         case .empty:
             return false
         case .single(let held):
-            guard held === connection else { return false }
-            storage = .empty
+            guard held === connection else {
+                storage = .single(held)
+                return false
+            }
             count = 0
             return true
         case .groups(var groups):
-            guard let index = groups.index(forKey: connection.coreIdentity) else { return false }
-            storage = .empty
+            guard let index = groups.index(forKey: connection.coreIdentity) else {
+                storage = .groups(groups)
+                return false
+            }
             // One in-place access to the group (reading it through `values` would copy it).
             let removal = groups.values[index].remove(connection)
             switch removal {
@@ -73,28 +76,39 @@ package struct OwnedConnections {
                 count -= 1
             }
             // The table goes when it empties.
-            storage = count == 0 ? .empty : .groups(groups)
+            if count > 0 { storage = .groups(groups) }
             return removal != .notHeld
         }
     }
 
-    /// Removes and returns the connections to the messenger core identified by `core`.
-    package mutating func removeAll(observing core: ObjectIdentifier) -> Group? {
-        switch storage {
+    /// Removes and returns the connections to the messenger core identified by `core` (an empty
+    /// group if there are none).
+    package mutating func removeAll(observing core: ObjectIdentifier) -> Group {
+        switch takeStorage() {
         case .empty:
-            return nil
+            return Group()
         case .single(let held):
-            guard held.coreIdentity == core else { return nil }
-            storage = .empty
+            guard held.coreIdentity == core else {
+                storage = .single(held)
+                return Group()
+            }
             count = 0
             return Group(held)
         case .groups(var groups):
-            storage = .empty
-            let group = groups.removeValue(forKey: core)
-            count -= group?.count ?? 0
-            storage = count == 0 ? .empty : .groups(groups)
+            // Not optional: reading the count of an optional group copied it (two retains).
+            let group = groups.removeValue(forKey: core) ?? Group()
+            count -= group.count
+            if count > 0 { storage = .groups(groups) }
             return group
         }
+    }
+
+    /// Moves the storage out, leaving `.empty` behind: no reference counting, and a table taken
+    /// out is uniquely referenced while it changes (no copy-on-write).
+    private mutating func takeStorage() -> Storage {
+        var taken = Storage.empty
+        swap(&taken, &storage)
+        return taken
     }
 
     /// Removes and returns every connection.
@@ -176,7 +190,7 @@ package struct OwnedConnections {
         /// The number of connections in the group.
         package var count: Int { first == nil ? 0 : rest.count + 1 }
 
-        var isEmpty: Bool { first == nil }
+        package var isEmpty: Bool { first == nil }
 
         subscript(slot: Int) -> ConnectionBase { slot == 0 ? first! : rest[slot - 1] }
 
@@ -217,6 +231,15 @@ package struct OwnedConnections {
 
         var containsActive: Bool {
             (first?.isActive ?? false) || rest.contains { $0.isActive }
+        }
+
+        /// Removes and returns a connection (the last), or nil if the group is empty. Moves it
+        /// out: ending each connection taken this way costs no extra reference counting.
+        package mutating func popLast() -> ConnectionBase? {
+            if let last = rest.popLast() { return last }
+            var taken: ConnectionBase? = nil
+            swap(&taken, &first)
+            return taken
         }
 
         /// Calls `body` with every connection of the group.

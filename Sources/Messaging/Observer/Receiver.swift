@@ -102,8 +102,8 @@ final class ReceiverStorage: @unchecked Sendable {
     /// Ends every owned observation of the messenger whose core is `core`.
     @usableFromInline
     func endObservations(of core: AnyObject) {
-        let taken = lock.withLock { owned.removeAll(observing: ObjectIdentifier(core)) }
-        taken?.forEachConnection { $0.detachFromMessenger() }
+        var taken = lock.withLock { owned.removeAll(observing: ObjectIdentifier(core)) }
+        while let connection = taken.popLast() { connection.detachFromMessenger() }
     }
 
     /// Ends every owned observation.
