@@ -73,6 +73,46 @@ struct MessengerTests {
         #expect(log.elements == [0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 100])
     }
 
+    /// A messenger holds its one observation inline and several in a list: going from one
+    /// observer to several and back, also during a delivery, keeps registration order and the
+    /// promises about starts and stops during a delivery (7 and 10).
+    @Test func goingFromOneObserverToSeveralAndBackKeepsOrderAndTiming() {
+        let messenger = Messenger<Int>()
+        let log = Recording<String>()
+        let first = TestObserver()
+        let second = TestObserver()
+        let third = TestObserver()
+        first.observe(messenger) { number in
+            log.append("first \(number)")
+            guard number == 2 else { return }
+            // During a delivery to the only observation: a second starts, the first stops.
+            second.observe(messenger) { log.append("second \($0)") }
+            first.stopObserving(messenger)
+        }
+        messenger.send(1)
+        messenger.send(2)
+        messenger.send(3)
+        third.observe(messenger) { log.append("third \($0)") }
+        first.observe(messenger) { log.append("first again \($0)") }
+        messenger.send(4)
+        second.stopObserving(messenger)
+        third.stopObserving(messenger)
+        messenger.send(5)
+        first.stopObserving(messenger)
+        messenger.send(6)
+        second.observe(messenger) { log.append("second again \($0)") }
+        messenger.send(7)
+
+        #expect(
+            log.elements == [
+                "first 1", "first 2", "second 3",
+                "second 4", "third 4", "first again 4",
+                "first again 5",
+                "second again 7",
+            ])
+        #expect(messenger.observationCount == 1)
+    }
+
     @Test func aMessageWithoutAuthorHasTheSendingObjectAsAuthor() {
         let messenger = Messenger<Int>()
         let observer = RecordingObserver<Int>()

@@ -47,7 +47,7 @@ package final class MessengerCore<Message>: @unchecked Sendable {
     /// snapshot.
     @inlinable @inline(__always)
     package func send(from author: AnyAuthor, _ makeMessage: () -> Message?) {
-        var delivery: (message: Message, receivers: ContiguousArray<ConnectionBase?>)? = nil
+        var delivery: (message: Message, receivers: ConnectionList.Slots)? = nil
         var mustDrain = false
         let sequence = lock.withLock { () -> UInt64 in
             guard let message = makeMessage() else { return 0 }
@@ -59,8 +59,8 @@ package final class MessengerCore<Message>: @unchecked Sendable {
             }
             return sequence
         }
-        if let delivery {
-            Self.deliver(delivery.message, from: author, sequence: sequence, to: delivery.receivers)
+        if let (message, receivers) = consume delivery {
+            Self.deliver(message, from: author, sequence: sequence, to: receivers)
             finishDelivering()
         } else if mustDrain {
             drainPending()
@@ -143,12 +143,23 @@ package final class MessengerCore<Message>: @unchecked Sendable {
     @inlinable @inline(__always)
     static func deliver(
         _ message: Message, from author: AnyAuthor, sequence: UInt64,
-        to receivers: ContiguousArray<ConnectionBase?>
+        to receivers: consuming ConnectionList.Slots
     ) {
-        // `receivers` keeps every connection alive for the whole loop, so each is borrowed
-        // without retain/release (an `Optional` class reference is one pointer, nil as null);
-        // every element of a core's list is a `Connection<Message>`.
-        receivers.withUnsafeBufferPointer { buffer in
+        // Every connection of a core's list is a `Connection<Message>`.
+        let buffer: ContiguousArray<ConnectionBase?>
+        switch consume receivers {
+        case .none:
+            return
+        case .one(let connection):
+            let connection = unsafeDowncast(connection, to: Connection<Message>.self)
+            if connection.accepts(sequence) { connection.deliver(message, from: author) }
+            return
+        case .many(let many):
+            buffer = many
+        }
+        // `buffer` keeps every connection alive for the whole loop, so each is borrowed without
+        // retain/release (an `Optional` class reference is one pointer, nil as null).
+        buffer.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             UnsafeRawPointer(base).withMemoryRebound(
                 to: UnsafeRawPointer?.self, capacity: buffer.count
@@ -244,12 +255,12 @@ package final class MessengerCore<Message>: @unchecked Sendable {
     /// Ends every observation of this messenger.
     package func disconnectAll() {
         let (removed, notify) = lock.withLock {
-            () -> (ContiguousArray<ConnectionBase?>, StateChangeAction) in
+            () -> (ConnectionList.Slots, StateChangeAction) in
             let wasObserved = state.connections.liveCount > 0
             let removed = state.connections.removeAll()
             return (removed, wasObserved ? beginStateChange(isObserved: false) : .none)
         }
-        for case let connection? in removed { connection.receiver?.forget(connection) }
+        removed.forEachConnection { $0.receiver?.forget($0) }
         tellObservationState(false, notify)
     }
 
@@ -261,7 +272,7 @@ package final class MessengerCore<Message>: @unchecked Sendable {
             defer { state.observationStateHandler = nil }
             return (state.connections.removeAll(), state.observationStateHandler)
         }
-        for case let connection? in removed { connection.receiver?.forget(connection) }
+        removed.forEachConnection { $0.receiver?.forget($0) }
         _ = handler
     }
 

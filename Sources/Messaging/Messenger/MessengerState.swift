@@ -4,7 +4,7 @@ enum DeliveryStep<Message> {
     /// Call every connection in `receivers` that accepts `sequence`.
     case message(
         Message, author: AnyAuthor, sequence: UInt64,
-        receivers: ContiguousArray<ConnectionBase?>)
+        receivers: ConnectionList.Slots)
     /// Tell the observation-state handler that the messenger is now observed or not.
     case observationStateChange(isObserved: Bool, handler: ((Bool) -> Void)?)
 }
