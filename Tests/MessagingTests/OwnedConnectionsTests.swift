@@ -64,6 +64,25 @@ struct OwnedConnectionsTests {
         #expect(owned.invariantViolation == nil)
     }
 
+    /// The table's key hashes object addresses itself: equal keys hash alike, and addresses
+    /// (aligned, often a fixed stride apart) spread over a table's buckets about as well as
+    /// random numbers would.
+    @Test func coreKeysHashConsistentlyAndSpreadOverBuckets() {
+        let objects = (0..<4096).map { _ in Messenger<Int>() }
+        let keys = objects.map { OwnedConnections.CoreKey(ObjectIdentifier($0)) }
+        for seed in [0, 0x5bd1_e995, -1] {
+            #expect(
+                keys.allSatisfy {
+                    $0._rawHashValue(seed: seed)
+                        == OwnedConnections.CoreKey($0.identity)._rawHashValue(seed: seed)
+                })
+            // 4,096 keys over 4,096 buckets: random hashes fill about 63% of them (1 - 1/e).
+            let buckets = Set(keys.map { $0._rawHashValue(seed: seed) & 4095 })
+            #expect(buckets.count > 2400, "seed \(seed): \(buckets.count) buckets")
+        }
+        #expect(Set(keys).count == keys.count)
+    }
+
     @Test func aStoppedConnectionIsHeldButNotActive() {
         let messenger = Messenger<Int>()
         let other = Messenger<Int>()

@@ -22,7 +22,7 @@ package struct OwnedConnections {
     private enum Storage {
         case empty
         case single(ConnectionBase)
-        case groups([ObjectIdentifier: Group])
+        case groups([CoreKey: Group])
     }
 
     private var storage = Storage.empty
@@ -39,12 +39,12 @@ package struct OwnedConnections {
         case .empty:
             storage = .single(connection)
         case .single(let held):
-            var groups: [ObjectIdentifier: Group] = [:]
-            groups[held.coreIdentity, default: Group()].append(held)
-            groups[connection.coreIdentity, default: Group()].append(connection)
+            var groups: [CoreKey: Group] = [:]
+            groups[CoreKey(held.coreIdentity), default: Group()].append(held)
+            groups[CoreKey(connection.coreIdentity), default: Group()].append(connection)
             storage = .groups(groups)
         case .groups(var groups):
-            groups[connection.coreIdentity, default: Group()].append(connection)
+            groups[CoreKey(connection.coreIdentity), default: Group()].append(connection)
             storage = .groups(groups)
         }
     }
@@ -62,7 +62,7 @@ package struct OwnedConnections {
             count = 0
             return true
         case .groups(var groups):
-            guard let index = groups.index(forKey: connection.coreIdentity) else {
+            guard let index = groups.index(forKey: CoreKey(connection.coreIdentity)) else {
                 storage = .groups(groups)
                 return false
             }
@@ -96,7 +96,7 @@ package struct OwnedConnections {
             return Group(held)
         case .groups(var groups):
             // Not optional: reading the count of an optional group copied it (two retains).
-            let group = groups.removeValue(forKey: core) ?? Group()
+            let group = groups.removeValue(forKey: CoreKey(core)) ?? Group()
             count -= group.count
             if count > 0 { storage = .groups(groups) }
             return group
@@ -126,7 +126,7 @@ package struct OwnedConnections {
         switch storage {
         case .empty: false
         case .single(let held): held.coreIdentity == core && held.isActive
-        case .groups(let groups): groups[core]?.containsActive ?? false
+        case .groups(let groups): groups[CoreKey(core)]?.containsActive ?? false
         }
     }
 
@@ -165,13 +165,32 @@ package struct OwnedConnections {
                     if connection.ownerSlot != slot {
                         return "ownerSlot \(connection.ownerSlot) at \(slot)"
                     }
-                    if connection.coreIdentity != core {
+                    if CoreKey(connection.coreIdentity) != core {
                         return "a connection in another core's group"
                     }
                 }
                 counted += group.count
             }
             return counted == count ? nil : "count \(count), but \(counted) held"
+        }
+    }
+
+    /// A messenger core's identity as a table key, hashed by mixing its address instead of by
+    /// `Hasher` (SipHash, about 140 instructions, a third of ending an observation). Addresses
+    /// are the process's own, not input an attacker chooses; the mix (SplitMix64's finalizer
+    /// over the address and the table's seed) spreads them over every bit.
+    package struct CoreKey: Hashable {
+        package let identity: ObjectIdentifier
+
+        package init(_ identity: ObjectIdentifier) { self.identity = identity }
+
+        package func hash(into hasher: inout Hasher) { hasher.combine(identity) }
+
+        package func _rawHashValue(seed: Int) -> Int {
+            var bits = UInt64(UInt(bitPattern: identity)) ^ UInt64(UInt(bitPattern: seed))
+            bits = (bits ^ (bits &>> 30)) &* 0xbf58_476d_1ce4_e5b9
+            bits = (bits ^ (bits &>> 27)) &* 0x94d0_49bb_1331_11eb
+            return Int(truncatingIfNeeded: bits ^ (bits &>> 31))
         }
     }
 
