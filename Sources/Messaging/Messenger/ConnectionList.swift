@@ -69,7 +69,6 @@ struct ConnectionList {
             slots = .one(connection)
         case .one(let held):
             var buffer = ContiguousArray<ConnectionBase?>()
-            buffer.reserveCapacity(4)
             buffer.append(held)
             buffer.append(connection)
             connection.slot = 1
