@@ -1,7 +1,9 @@
-/// A messenger's connections in registration order. One connection is held inline, so a
-/// messenger with one observer (the common case) allocates no list; from the second on, they
-/// live in contiguous storage with `nil` holes, so that removal is O(1) (each connection knows
-/// its `slot`) and delivery is a plain array walk.
+/// A messenger's connections in registration order. The first connection is held inline, so a
+/// messenger that never has more than one observer (the common case) allocates no list; from
+/// the second on, they live in contiguous storage with `nil` holes, so that removal is O(1) (each
+/// connection knows its `slot`) and delivery is a plain array walk. The list stays in that
+/// storage until it empties (then keeps a small buffer for reuse, see below): it does not move
+/// back inline.
 ///
 /// Not generic, so that starting and stopping observations runs without generic metadata; the
 /// delivery loop, which is specialized for the message type, downcasts each element for free.

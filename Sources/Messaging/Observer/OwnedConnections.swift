@@ -178,7 +178,9 @@ package struct OwnedConnections {
     /// A messenger core's identity as a table key, hashed by mixing its address instead of by
     /// `Hasher` (SipHash, about 140 instructions, a third of ending an observation). Addresses
     /// are the process's own, not input an attacker chooses; the mix (SplitMix64's finalizer
-    /// over the address and the table's seed) spreads them over every bit.
+    /// over the address and the table's seed) spreads them over every bit. `_rawHashValue(seed:)`
+    /// is the standard library's entry point for that (underscored, but what `Dictionary` and
+    /// `Set` call); `hashValue` still goes through `hash(into:)`, which only tables use here.
     package struct CoreKey: Hashable {
         package let identity: ObjectIdentifier
 

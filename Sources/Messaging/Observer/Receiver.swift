@@ -103,6 +103,7 @@ final class ReceiverStorage: @unchecked Sendable {
     @usableFromInline
     func endObservations(of core: AnyObject) {
         var taken = lock.withLock { owned.removeAll(observing: ObjectIdentifier(core)) }
+        // Moved out one by one (last first), so that ending each costs no reference counting.
         while let connection = taken.popLast() { connection.detachFromMessenger() }
     }
 
