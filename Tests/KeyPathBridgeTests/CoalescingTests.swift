@@ -1,3 +1,4 @@
+import Dispatch
 import HeraldTestSupport
 import KeyPathBridge
 import Testing
@@ -188,6 +189,136 @@ struct CoalescingConcurrencyTests {
     final class Counter: Observer, @unchecked Sendable {
         let receiver = Receiver()
         let seen = Recording<Int>()
+    }
+
+    final class Named: @unchecked Sendable {
+        @ObservableVar var name = ""
+    }
+
+    final class Shower: Observer, @unchecked Sendable {
+        let receiver = Receiver()
+        let shown = Recording<String>()
+    }
+
+    /// Issue 10: a batch belongs to the thread that opened it. While thread A is inside a batch,
+    /// a change on thread B schedules B's block for the scheduler's flush as usual; A's batch
+    /// runs only A's block, when it ends.
+    @Test func aBatchRunsOnlyWhatItsOwnThreadScheduled() {
+        let scheduler = TestScheduler()
+        let coalescer = Coalescer(scheduler: scheduler)
+        let mine = Named()
+        let theirs = Named()
+        let shower = Shower()
+        shower.observeCoalesced(mine, \.$name, in: coalescer) { shower, named in
+            shower.shown.append("mine: \(named.name)")
+        }
+        shower.observeCoalesced(theirs, \.$name, in: coalescer) { shower, named in
+            shower.shown.append("theirs: \(named.name)")
+        }
+        let insideBatch = DispatchSemaphore(value: 0)
+        let otherThreadChanged = DispatchSemaphore(value: 0)
+        let shownWhenTheBatchEnded = Recording<[String]>()
+
+        concurrently(threads: 2) { thread in
+            if thread == 0 {
+                coalescer.batch {
+                    mine.name = "A"
+                    insideBatch.signal()
+                    otherThreadChanged.wait()
+                }
+                shownWhenTheBatchEnded.append(shower.shown.elements)
+            } else {
+                insideBatch.wait()
+                theirs.name = "B"
+                otherThreadChanged.signal()
+            }
+        }
+
+        #expect(shownWhenTheBatchEnded.elements == [["mine: A"]])
+        #expect(scheduler.pendingCount == 1)  // B's change asked for a flush of its own
+        scheduler.flush()
+        #expect(shower.shown.elements == ["mine: A", "theirs: B"])
+    }
+
+    /// Issue 10: a batch that ends while the scheduler's flush runs on another thread runs its
+    /// blocks at once, on its thread, and neither flush loses the other's blocks.
+    @Test func aBatchEndingDuringAFlushOnAnotherThreadRunsItsBlocksAtOnce() {
+        let scheduler = TestScheduler()
+        let coalescer = Coalescer(scheduler: scheduler)
+        let slow = Named()
+        let first = Named()
+        let second = Named()
+        let shower = Shower()
+        let flushStarted = DispatchSemaphore(value: 0)
+        let mayFinish = DispatchSemaphore(value: 0)
+        shower.observeCoalesced(slow, \.$name, in: coalescer) { shower, named in
+            shower.shown.append("slow: \(named.name)")
+            flushStarted.signal()
+            mayFinish.wait()
+        }
+        shower.observeCoalesced(first, \.$name, in: coalescer) { shower, named in
+            shower.shown.append("first: \(named.name)")
+        }
+        shower.observeCoalesced(second, \.$name, in: coalescer) { shower, named in
+            shower.shown.append("second: \(named.name)")
+        }
+        slow.name = "S"
+        first.name = "F"  // in the scheduler's flush, after the slow block
+        let shownWhenTheBatchEnded = Recording<[String]>()
+
+        concurrently(threads: 2) { thread in
+            if thread == 0 {
+                scheduler.runTurn()
+            } else {
+                flushStarted.wait()
+                coalescer.batch { second.name = "B" }
+                shownWhenTheBatchEnded.append(shower.shown.elements)
+                mayFinish.signal()
+            }
+        }
+
+        #expect(shownWhenTheBatchEnded.elements == [["slow: S", "second: B"]])
+        #expect(shower.shown.elements == ["slow: S", "second: B", "first: F"])
+        #expect(coalescer.pendingCount == 0)
+        #expect(scheduler.pendingCount == 0)
+    }
+
+    /// Something whose `deinit` asks another thread to use the coalescer: that thread gets
+    /// stuck if the coalescer's lock is held while the object is freed.
+    final class Canary: @unchecked Sendable {
+        let coalescer: Coalescer
+        let lockWasHeld: Recording<Bool>
+
+        init(_ coalescer: Coalescer, _ lockWasHeld: Recording<Bool>) {
+            self.coalescer = coalescer
+            self.lockWasHeld = lockWasHeld
+        }
+
+        deinit {
+            let coalescer = coalescer
+            lockWasHeld.append(!finishes(within: 5) { _ = coalescer.pendingCount })
+        }
+    }
+
+    /// Found in review: a block whose observation ended during the flush is freed, with what it
+    /// captured, after the coalescer unlocked (user code may run in those `deinit`s).
+    @Test func aBlockIsFreedOutsideTheCoalescersLock() {
+        let scheduler = TestScheduler()
+        let coalescer = Coalescer(scheduler: scheduler)
+        let named = Named()
+        let shower = Shower()
+        let lockWasHeld = Recording<Bool>()
+        do {
+            let canary = Canary(coalescer, lockWasHeld)
+            shower.observeCoalesced(named, \.$name, in: coalescer) { shower, _ in
+                _ = canary
+                shower.stopObserving()
+            }
+        }
+        named.name = "x"
+        scheduler.flush()
+        withExtendedLifetime(shower) {}
+        #expect(lockWasHeld.elements == [false])
     }
 
     @Test func changesFromSeveralThreadsEndInAFlushThatSeesTheFinalValues() {

@@ -71,6 +71,51 @@ struct SchedulingTests {
         #expect(seen.elements.isEmpty)
     }
 
+    /// On the immediate scheduler, a message sent by the handler itself is delivered after the
+    /// handler returns (the next "turn" starts as soon as this one ends), never inside it.
+    @Test func coalesceOnTheImmediateSchedulerDeliversAReentrantMessageAfterTheHandlerReturns() {
+        let number = Var(0)
+        let observer = TestObserver()
+        let log = Recording<String>()
+        observer.observe(number).new().coalesce(on: .immediate).receive { value in
+            log.append("begin \(value)")
+            if value == 1 { number.value = 2 }
+            log.append("end \(value)")
+        }
+        number.value = 1
+        #expect(log.elements == ["begin 1", "end 1", "begin 2", "end 2"])
+    }
+
+    final class Captured {}
+
+    /// The coalescing machinery of an observation (its coalescer, the latest message, the
+    /// handler and what it captured) is freed when the observation ends, in both forms.
+    @Test func coalesceFreesItsHandlerWhenTheObservationEnds() {
+        let scheduler = TestScheduler()
+        let number = Var(0)
+        weak var capturedByAdHoc: Captured?
+        weak var capturedByStandAlone: Captured?
+        weak var standAloneTransform: Rescheduled<Var<Int>>?
+        var observer: TestObserver? = TestObserver()
+        do {
+            let forAdHoc = Captured()
+            let forStandAlone = Captured()
+            capturedByAdHoc = forAdHoc
+            capturedByStandAlone = forStandAlone
+            observer?.observe(number).coalesce(on: scheduler).receive { _ in _ = forAdHoc }
+            let transform = number.coalesce(on: scheduler)
+            standAloneTransform = transform
+            observer?.observe(transform) { _ in _ = forStandAlone }
+            number.value = 1  // scheduled, not delivered
+        }
+        #expect(capturedByAdHoc != nil)
+        observer = nil
+        scheduler.flush()
+        #expect(capturedByAdHoc == nil)
+        #expect(capturedByStandAlone == nil)
+        #expect(standAloneTransform == nil)
+    }
+
     @Test func receiveOnDeliversEveryMessageThroughTheSchedulerInOrderInBothForms() {
         let scheduler = TestScheduler()
         let messenger = Messenger<Int>()

@@ -1,62 +1,57 @@
 import Messaging
 
-/// The one implementation of coalescing: at most one delivery per scheduler turn, of the latest
-/// message; a message that arrives after the turn's delivery began schedules another turn, so
-/// the last message is never lost.
+/// `coalesce(on:)` as a stage: the latest message waits in a box, whose one block a
+/// ``Coalescer`` of the stage's own runs at most once per turn of the scheduler. A message that
+/// arrives after the turn's delivery began schedules another turn (the coalescer's rules), so the
+/// last message is never lost.
 @usableFromInline
-final class Coalescer<Message>: @unchecked Sendable {
-    // `lock` protects `latest` and `isScheduled`; the rest is immutable.
-    private let lock = Lock()
-    @exclusivity(unchecked) private var latest: (message: Message, author: AnyAuthor)?
-    @exclusivity(unchecked) private var isScheduled = false
-    private let scheduler: any Scheduler
-    private let cancellation: Cancellation
-    private let downstream: (Message, AnyAuthor) -> Void
-
+enum LatestMessage {
     @usableFromInline
-    init(
-        scheduler: any Scheduler, cancellation: Cancellation,
-        downstream: @escaping (Message, AnyAuthor) -> Void
-    ) {
-        self.scheduler = scheduler
-        self.cancellation = cancellation
-        self.downstream = downstream
-    }
-
-    @usableFromInline
-    func receive(_ message: Message, from author: AnyAuthor) {
-        let mustSchedule = lock.withLock {
-            latest = (message, author)
-            defer { isScheduled = true }
-            return !isScheduled
-        }
-        guard mustSchedule else { return }
-        let unchecked = UncheckedSendable(self)
-        scheduler.schedule { unchecked.value.deliver() }
-    }
-
-    private func deliver() {
-        let item = lock.withLock {
-            isScheduled = false
-            defer { latest = nil }
-            return latest
-        }
-        guard let item, !cancellation.isCancelled else { return }
-        downstream(item.message, item.author)
-    }
-
-    /// Coalescing as a stage.
-    @usableFromInline
-    static func stage(on scheduler: any Scheduler) -> Stage<Message, Message> {
+    static func stage<Message>(on scheduler: any Scheduler) -> Stage<Message, Message> {
         { downstream in
             let cancellation = Cancellation()
             let owner = ScheduledStageOwner(cancellation)
-            let coalescer = Coalescer(
-                scheduler: scheduler, cancellation: cancellation, downstream: downstream)
+            let box = Box(downstream: downstream, cancellation: cancellation)
+            let coalescer = Coalescer(scheduler: scheduler)
+            let run = { box.deliver() }
+            let entry = Coalescer.Entry { run }  // the same run each time: nothing to allocate
             return { message, author in
                 _ = owner
-                coalescer.receive(message, from: author)
+                box.store(message, from: author)
+                coalescer.schedule(entry)
             }
+        }
+    }
+
+    /// The latest message not delivered yet.
+    private final class Box<Message>: @unchecked Sendable {
+        // `lock` protects `latest`; the rest is immutable.
+        private let lock = Lock()
+        @exclusivity(unchecked) private var latest: (message: Message, author: AnyAuthor)?
+        private let downstream: (Message, AnyAuthor) -> Void
+        private let cancellation: Cancellation
+
+        init(downstream: @escaping (Message, AnyAuthor) -> Void, cancellation: Cancellation) {
+            self.downstream = downstream
+            self.cancellation = cancellation
+        }
+
+        func store(_ message: Message, from author: AnyAuthor) {
+            // The replaced message is released after unlocking.
+            let replaced = lock.withLock {
+                defer { latest = (message, author) }
+                return latest
+            }
+            _ = replaced
+        }
+
+        func deliver() {
+            let item = lock.withLock {
+                defer { latest = nil }
+                return latest
+            }
+            guard let item, !cancellation.isCancelled else { return }
+            downstream(item.message, item.author)
         }
     }
 }
@@ -75,7 +70,7 @@ extension ObservableObject {
     ) -> Rescheduled<Self> {
         Rescheduled(
             self, site: DeclarationSite(fileID: fileID, line: line),
-            stage: Coalescer.stage(on: scheduler))
+            stage: LatestMessage.stage(on: scheduler))
     }
 }
 
@@ -88,6 +83,6 @@ extension ObservationChain {
     /// ```
     @inlinable
     public func coalesce(on scheduler: some Scheduler) -> ObservationChain<Origin, Message> {
-        appending(stage: Coalescer.stage(on: scheduler))
+        appending(stage: LatestMessage.stage(on: scheduler))
     }
 }

@@ -1,0 +1,222 @@
+/// The bookkeeping of a ``Coalescer``: which block waits for which flush, on which thread.
+///
+/// A plain value that the coalescer mutates under its lock and that runs nothing itself: its
+/// methods say what the caller must do next (ask the scheduler for a flush, run a block) and
+/// hand back what the caller must release, and the caller does both after unlocking. So every
+/// interleaving of threads is a sequence of method calls with thread identities, which the tests
+/// drive one step at a time, without threads.
+///
+/// The rules:
+/// - A block is scheduled at most once until it runs (`Entry.isPending`).
+/// - Each thread has a stack of frames: the batches it opened (``Coalescer/batch(_:)``) and the
+///   flushes it runs, innermost last. A block scheduled on a thread goes to the innermost frame
+///   that can take it: a batch (flushed on that thread when it ends), or a flush in which the
+///   block has not run yet (it runs later in that flush). Otherwise, and on a thread with no
+///   frames, it goes to the next scheduled flush; the first such block asks the scheduler for
+///   it, unless a scheduled flush is running: that one asks when it ends.
+/// - Frames of other threads neither hold back nor run a thread's blocks, and flushes on
+///   different threads (a batch ending while the scheduler's flush runs) each own their blocks.
+package struct CoalescingState {
+    /// A thread's identity (`pthread_self`), valid while the thread lives; a thread's state is
+    /// dropped when its last frame ends, so a later thread with the same identity starts afresh.
+    package typealias Thread = UInt
+
+    /// One block of a coalesced observation, as the coalescer sees it.
+    package final class Entry: @unchecked Sendable {
+        /// Scheduled and not run yet. Belongs to the state (guarded by the coalescer's lock,
+        /// not checked for exclusivity by the runtime).
+        @exclusivity(unchecked) package fileprivate(set) var isPending = false
+        /// Makes the block's run, or nil if it cannot run any more (its objects are gone); the
+        /// run holds what the block needs until it ran.
+        package let prepare: () -> (() -> Void)?
+
+        package init(prepare: @escaping () -> (() -> Void)?) {
+            self.prepare = prepare
+        }
+    }
+
+    /// A scheduled block: the entry and its prepared run (nil once taken).
+    fileprivate struct Scheduled {
+        let entry: Entry
+        var run: (() -> Void)?
+    }
+
+    /// A flush in progress on one thread.
+    private struct Flush {
+        let isScheduled: Bool
+        var queue: [Scheduled]
+        var head = 0
+        /// The entries that ran in this flush.
+        var ran: Set<ObjectIdentifier> = []
+    }
+
+    /// A batch or a flush on one thread.
+    private enum Frame {
+        case batch(depth: Int, queue: [Scheduled])
+        case flush(Flush)
+    }
+
+    /// What the caller releases after unlocking: blocks and entries whose last reference may
+    /// be here, and whose release may run user code (a captured object's `deinit`).
+    package struct Leftovers {
+        fileprivate var scheduled: [Scheduled] = []
+    }
+
+    private var next: [Scheduled] = []
+    /// A scheduled flush was asked for and has not started.
+    private var flushRequested = false
+    /// Scheduled flushes running (at most one, unless the scheduler runs work re-entrantly).
+    private var scheduledFlushesRunning = 0
+    /// The frames of each thread that has some, innermost last.
+    private var threads: [Thread: [Frame]] = [:]
+
+    package init() {}
+
+    /// Whether `entry` waits for a flush already (checked before preparing its run).
+    package func isPending(_ entry: Entry) -> Bool { entry.isPending }
+
+    /// What the caller of `schedule` must do.
+    package enum ScheduleAction: Equatable {
+        case none
+        /// Ask the scheduler for a flush, then call `beginScheduledFlush` from it.
+        case requestFlush
+    }
+
+    /// Schedules `entry` with its prepared `run`, from `thread`. If the entry is pending already,
+    /// nothing changes (the caller releases `run` after unlocking).
+    package mutating func schedule(
+        _ entry: Entry, run: @escaping () -> Void, on thread: Thread
+    ) -> ScheduleAction {
+        guard !entry.isPending else { return .none }
+        entry.isPending = true
+        let scheduled = Scheduled(entry: entry, run: run)
+        if !threads.isEmpty, threads[thread] != nil {
+            let taken = withFrames(of: thread) { frames in
+                let id = ObjectIdentifier(entry)
+                for index in frames.indices.reversed() {
+                    switch frames[index] {
+                    case .batch(let depth, var queue):
+                        frames[index] = .batch(depth: depth, queue: [])  // no copy of `queue`
+                        queue.append(scheduled)
+                        frames[index] = .batch(depth: depth, queue: queue)
+                        return true
+                    case .flush(var flush):
+                        guard !flush.ran.contains(id) else { continue }
+                        frames[index] = .batch(depth: 0, queue: [])  // no copy of `flush`
+                        flush.queue.append(scheduled)
+                        frames[index] = .flush(flush)
+                        return true
+                    }
+                }
+                return false
+            }
+            if taken { return .none }
+        }
+        next.append(scheduled)
+        guard !flushRequested, scheduledFlushesRunning == 0 else { return .none }
+        flushRequested = true
+        return .requestFlush
+    }
+
+    /// `thread` opens a batch (or a nested one).
+    package mutating func beginBatch(on thread: Thread) {
+        withFrames(of: thread) { frames in
+            if case .batch(let depth, let queue) = frames.last {
+                frames[frames.count - 1] = .batch(depth: depth + 1, queue: queue)
+            } else {
+                frames.append(.batch(depth: 1, queue: []))
+            }
+        }
+    }
+
+    /// `thread` closes a batch. Returns whether it must flush now (`runNext(on:)` until it
+    /// finishes): the outermost batch ended and scheduled blocks.
+    package mutating func endBatch(on thread: Thread) -> Bool {
+        guard case .batch(let depth, let queue) = threads[thread]?.last else {
+            preconditionFailure("Herald: a batch ended on a thread that did not open it")
+        }
+        return withFrames(of: thread) { frames in
+            guard depth == 1 else {
+                frames[frames.count - 1] = .batch(depth: depth - 1, queue: queue)
+                return false
+            }
+            frames.removeLast()
+            guard !queue.isEmpty else { return false }
+            frames.append(.flush(Flush(isScheduled: false, queue: queue)))
+            return true
+        }
+    }
+
+    /// The scheduler runs the requested flush on `thread`: it takes every block of the next
+    /// flush. Then `runNext(on:)` until it finishes.
+    package mutating func beginScheduledFlush(on thread: Thread) {
+        flushRequested = false
+        scheduledFlushesRunning += 1
+        let flush = Flush(isScheduled: true, queue: next)
+        next = []
+        withFrames(of: thread) { $0.append(.flush(flush)) }
+    }
+
+    /// What `runNext` says.
+    package enum Step {
+        /// Run this block (after unlocking), then call `runNext` again.
+        case run(() -> Void)
+        /// The flush ended: release `leftovers` after unlocking, and ask the scheduler for the
+        /// next flush if `requestFlush`.
+        case finished(requestFlush: Bool, leftovers: Leftovers)
+    }
+
+    /// The next block of the innermost flush running on `thread`, or its end.
+    package mutating func runNext(on thread: Thread) -> Step {
+        guard case .flush = threads[thread]?.last else {
+            preconditionFailure("Herald: no flush runs on this thread")
+        }
+        // The flush is moved out of its frame and back, so that its queue is never copied.
+        let taken: (() -> Void)? = withFrames(of: thread) { frames in
+            guard case .flush(var flush) = frames.removeLast() else { return nil }
+            defer { frames.append(.flush(flush)) }
+            let head = flush.head
+            guard head < flush.queue.count else { return nil }
+            flush.head = head + 1
+            let entry = flush.queue[head].entry
+            entry.isPending = false
+            flush.ran.insert(ObjectIdentifier(entry))
+            let run = flush.queue[head].run
+            flush.queue[head].run = nil  // the caller's is the last reference
+            return run
+        }
+        if let taken { return .run(taken) }
+        guard case .flush(let flush) = withFrames(of: thread, { $0.removeLast() }) else {
+            preconditionFailure("Herald: no flush runs on this thread")
+        }
+        let leftovers = Leftovers(scheduled: flush.queue)
+        guard flush.isScheduled else { return .finished(requestFlush: false, leftovers: leftovers) }
+        scheduledFlushesRunning -= 1
+        let request = !next.isEmpty && !flushRequested && scheduledFlushesRunning == 0
+        if request { flushRequested = true }
+        return .finished(requestFlush: request, leftovers: leftovers)
+    }
+
+    /// Runs `body` on the frames of `thread` in place, and forgets the thread once it has none.
+    private mutating func withFrames<Result>(
+        of thread: Thread, _ body: (inout [Frame]) -> Result
+    ) -> Result {
+        let result = body(&threads[thread, default: []])
+        if threads[thread]!.isEmpty { threads[thread] = nil }
+        return result
+    }
+
+    /// The blocks scheduled and not run yet, for tests and debugging.
+    package var pendingCount: Int {
+        var count = next.count
+        for frames in threads.values {
+            for frame in frames {
+                switch frame {
+                case .batch(_, let queue): count += queue.count
+                case .flush(let flush): count += flush.queue.count - flush.head
+                }
+            }
+        }
+        return count
+    }
+}

@@ -1,0 +1,266 @@
+import Testing
+import Transforms
+
+/// The coalescer's bookkeeping, driven one step at a time with made-up thread identities: every
+/// interleaving of threads is a sequence of these calls.
+@Suite("Coalescing state")
+struct CoalescingStateTests {
+    typealias State = CoalescingState
+    let scheduler: State.Thread = 1
+    let a: State.Thread = 2
+    let b: State.Thread = 3
+
+    final class Log {
+        var runs: [String] = []
+    }
+
+    /// An entry whose block records its name.
+    func entry(_ name: String, _ log: Log) -> (State.Entry, () -> Void) {
+        let entry = State.Entry { nil }
+        return (entry, { log.runs.append(name) })
+    }
+
+    /// Runs the innermost flush of `thread` to its end, calling `during` before each block;
+    /// returns whether it asked for another flush.
+    @discardableResult
+    func runFlush(
+        _ state: inout State, on thread: State.Thread,
+        during: (inout State, Int) -> Void = { _, _ in }
+    ) -> Bool {
+        var index = 0
+        while true {
+            switch state.runNext(on: thread) {
+            case .run(let run):
+                during(&state, index)
+                run()
+                index += 1
+            case .finished(let requestFlush, _):
+                return requestFlush
+            }
+        }
+    }
+
+    @Test func theFirstScheduledBlockAsksForAFlushAndTheRestWait() {
+        var state = State()
+        let log = Log()
+        let (x, runX) = entry("x", log)
+        let (y, runY) = entry("y", log)
+        let result1 = state.schedule(x, run: runX, on: a)
+        #expect(result1 == .requestFlush)
+        let result2 = state.schedule(y, run: runY, on: b)
+        #expect(result2 == .none)
+        let result3 = state.schedule(x, run: runX, on: b)
+        #expect(result3 == .none)  // pending already
+        #expect(state.pendingCount == 2)
+
+        state.beginScheduledFlush(on: scheduler)
+        let result4 = runFlush(&state, on: scheduler)
+        #expect(result4 == false)
+        #expect(log.runs == ["x", "y"])
+        #expect(state.pendingCount == 0)
+        #expect(!x.isPending && !y.isPending)
+    }
+
+    @Test func aBlockScheduledByABlockRunsInTheSameFlushOnlyIfItHasNotRunInIt() {
+        var state = State()
+        let log = Log()
+        let (x, runX) = entry("x", log)
+        let (y, runY) = entry("y", log)
+        _ = state.schedule(x, run: runX, on: a)
+        _ = state.schedule(y, run: runY, on: a)
+        state.beginScheduledFlush(on: scheduler)
+        let requested = runFlush(&state, on: scheduler) { state, index in
+            guard index == 1 else { return }
+            // While y runs: x already ran in this flush, a new z has not.
+            let result5 = state.schedule(x, run: runX, on: scheduler)
+            #expect(result5 == .none)
+            let (z, runZ) = entry("z", log)
+            let result6 = state.schedule(z, run: runZ, on: scheduler)
+            #expect(result6 == .none)
+        }
+        #expect(log.runs == ["x", "y", "z"])
+        #expect(requested)  // x waits for the next flush, which the ending flush asks for
+        state.beginScheduledFlush(on: scheduler)
+        runFlush(&state, on: scheduler)
+        #expect(log.runs == ["x", "y", "z", "x"])
+    }
+
+    @Test func aChangeOnAnotherThreadDuringAFlushWaitsForTheNextOne() {
+        var state = State()
+        let log = Log()
+        let (x, runX) = entry("x", log)
+        let (y, runY) = entry("y", log)
+        _ = state.schedule(x, run: runX, on: a)
+        state.beginScheduledFlush(on: scheduler)
+        let requested = runFlush(&state, on: scheduler) { state, _ in
+            // Another thread's change: no flush is asked for while this one runs…
+            let result7 = state.schedule(y, run: runY, on: b)
+            #expect(result7 == .none)
+        }
+        #expect(requested)  // …this one asks for it when it ends
+        #expect(log.runs == ["x"])
+        state.beginScheduledFlush(on: scheduler)
+        runFlush(&state, on: scheduler)
+        #expect(log.runs == ["x", "y"])
+    }
+
+    @Test func batchesBelongToTheirThreadAndNest() {
+        var state = State()
+        let log = Log()
+        let (x, runX) = entry("x", log)
+        let (y, runY) = entry("y", log)
+        state.beginBatch(on: a)
+        state.beginBatch(on: a)
+        let result8 = state.schedule(x, run: runX, on: a)
+        #expect(result8 == .none)
+        let result9 = state.schedule(y, run: runY, on: b)
+        #expect(result9 == .requestFlush)  // b is not batching
+        let result10 = state.endBatch(on: a)
+        #expect(result10 == false)  // the inner batch does not flush
+        let result11 = state.endBatch(on: a)
+        #expect(result11 == true)
+        let result12 = runFlush(&state, on: a)
+        #expect(result12 == false)
+        #expect(log.runs == ["x"])
+        state.beginScheduledFlush(on: scheduler)
+        runFlush(&state, on: scheduler)
+        #expect(log.runs == ["x", "y"])
+        #expect(state.pendingCount == 0)
+    }
+
+    @Test func aBatchWithNothingScheduledFlushesNothing() {
+        var state = State()
+        state.beginBatch(on: a)
+        let result13 = state.endBatch(on: a)
+        #expect(result13 == false)
+        #expect(state.pendingCount == 0)
+    }
+
+    /// The interleaving that lost blocks before issue 10: a batch ends while the scheduler's
+    /// flush runs on another thread. Each flush keeps its own blocks.
+    @Test func aBatchFlushAndAScheduledFlushInterleaveWithoutLosingBlocks() {
+        var state = State()
+        let log = Log()
+        let (x, runX) = entry("x", log)
+        let (y, runY) = entry("y", log)
+        let (z, runZ) = entry("z", log)
+        _ = state.schedule(x, run: runX, on: a)
+        _ = state.schedule(y, run: runY, on: a)
+        state.beginScheduledFlush(on: scheduler)
+        guard case .run(let first) = state.runNext(on: scheduler) else {
+            Issue.record("the scheduled flush has blocks")
+            return
+        }
+        first()  // x ran on the scheduler's thread; y waits in its flush
+        state.beginBatch(on: b)
+        let result14 = state.schedule(z, run: runZ, on: b)
+        #expect(result14 == .none)
+        let result15 = state.schedule(y, run: runY, on: b)
+        #expect(result15 == .none)  // pending in the other flush
+        let result16 = state.endBatch(on: b)
+        #expect(result16)
+        runFlush(&state, on: b)  // the batch's flush, while the scheduler's is halfway
+        #expect(log.runs == ["x", "z"])
+        let result17 = runFlush(&state, on: scheduler)
+        #expect(result17 == false)
+        #expect(log.runs == ["x", "z", "y"])
+        #expect(state.pendingCount == 0)
+        #expect(![x, y, z].contains { $0.isPending })
+    }
+
+    /// Found in review: which flushes an entry ran in is per flush, not one value per entry,
+    /// so a batch flush on another thread running the entry in between does not make the
+    /// scheduler's flush forget that it ran it already.
+    @Test func aBlockRunsAtMostOncePerFlushWhenAnotherThreadsFlushRanItMeanwhile() {
+        var state = State()
+        let log = Log()
+        let (x, runX) = entry("x", log)
+        _ = state.schedule(x, run: runX, on: a)
+        state.beginScheduledFlush(on: scheduler)
+        guard case .run(let first) = state.runNext(on: scheduler) else {
+            Issue.record("the scheduled flush has a block")
+            return
+        }
+        first()
+        state.beginBatch(on: b)
+        _ = state.schedule(x, run: { log.runs.append("x in b's batch") }, on: b)
+        let mustFlush = state.endBatch(on: b)
+        #expect(mustFlush)
+        runFlush(&state, on: b)
+        // Back in the scheduler's flush, a block changes x's input again: next flush.
+        _ = state.schedule(x, run: { log.runs.append("x again") }, on: scheduler)
+        let requested = runFlush(&state, on: scheduler)
+        #expect(log.runs == ["x", "x in b's batch"])
+        #expect(requested)
+        state.beginScheduledFlush(on: scheduler)
+        runFlush(&state, on: scheduler)
+        #expect(log.runs == ["x", "x in b's batch", "x again"])
+    }
+
+    /// Found in review: a flush that runs inside a batch on the same thread (a scheduler run
+    /// from a batch) keeps the same-flush rule: a block scheduled by a block of that flush runs
+    /// in it, not at the end of the enclosing batch.
+    @Test func aFlushInsideABatchKeepsTheSameFlushRule() {
+        var state = State()
+        let log = Log()
+        let (x, runX) = entry("x", log)
+        let (y, runY) = entry("y", log)
+        _ = state.schedule(x, run: runX, on: b)
+        state.beginBatch(on: a)
+        state.beginScheduledFlush(on: a)
+        runFlush(&state, on: a) { state, index in
+            guard index == 0 else { return }
+            _ = state.schedule(y, run: runY, on: a)  // while x runs
+            _ = state.schedule(x, run: runX, on: a)  // x ran in this flush: the batch takes it
+        }
+        #expect(log.runs == ["x", "y"])
+        let mustFlush = state.endBatch(on: a)
+        #expect(mustFlush)
+        runFlush(&state, on: a)
+        #expect(log.runs == ["x", "y", "x"])
+        #expect(state.pendingCount == 0)
+    }
+
+    /// What a finished flush held is handed back, for the caller to release after unlocking.
+    @Test func aFinishedFlushHandsBackItsBlocksForReleaseOutsideTheLock() {
+        var state = State()
+        weak var weakEntry: State.Entry?
+        do {
+            let entry = State.Entry { nil }
+            weakEntry = entry
+            _ = state.schedule(entry, run: {}, on: a)
+        }
+        state.beginScheduledFlush(on: scheduler)
+        guard case .run = state.runNext(on: scheduler) else {
+            Issue.record("the scheduled flush has a block")
+            return
+        }
+        guard case .finished(_, let leftovers) = state.runNext(on: scheduler) else {
+            Issue.record("the flush has one block")
+            return
+        }
+        #expect(weakEntry != nil)  // the leftovers hold the last reference…
+        _ = consume leftovers
+        #expect(weakEntry == nil)  // …until the caller lets them go
+    }
+
+    @Test func aBatchEndingInsideABlockFlushesInsideThatBlock() {
+        var state = State()
+        let log = Log()
+        let (x, runX) = entry("x", log)
+        let (y, runY) = entry("y", log)
+        _ = state.schedule(x, run: runX, on: a)
+        state.beginScheduledFlush(on: scheduler)
+        runFlush(&state, on: scheduler) { state, _ in
+            // x's block opens a batch that schedules y, and ends it: y runs at once.
+            state.beginBatch(on: scheduler)
+            _ = state.schedule(y, run: runY, on: scheduler)
+            let result18 = state.endBatch(on: scheduler)
+            #expect(result18)
+            runFlush(&state, on: scheduler)
+            #expect(log.runs == ["y"])
+        }
+        #expect(log.runs == ["y", "x"])
+        #expect(state.pendingCount == 0)
+    }
+}
