@@ -117,6 +117,44 @@ struct CoalescingTests {
         #expect(scheduler.pendingCount == 0)
     }
 
+    /// Found by the adversarial review: a batch takes over a block that already waits for the
+    /// scheduler, as the documentation's example promises ("ran once, here").
+    @Test func aBatchRunsABlockThatWasAlreadyWaitingForTheScheduler() {
+        let scheduler = TestScheduler()
+        let coalescer = Coalescer(scheduler: scheduler)
+        let person = Person()
+        let label = Label()
+        label.observeCoalesced(person, \.$firstName, in: coalescer) { label, person in
+            label.shown.append(person.firstName)
+        }
+        person.firstName = "before"
+        coalescer.batch { person.firstName = "in batch" }
+        #expect(label.shown.elements == ["in batch"])
+        scheduler.flush()
+        #expect(label.shown.elements == ["in batch"])  // the scheduled flush skipped it
+    }
+
+    /// Found by the adversarial review: a block that opens a batch changing its own inputs does
+    /// not run inside itself; it runs again in the next flush.
+    @Test func aBlockThatBatchesChangesToItsOwnInputsDoesNotRunInsideItself() {
+        let scheduler = TestScheduler()
+        let coalescer = Coalescer(scheduler: scheduler)
+        let person = Person()
+        let label = Label()
+        let depth = Recording<Int>()
+        var running = 0
+        label.observeCoalesced(person, \.$firstName, \.$lastName, in: coalescer) { _, person in
+            running += 1
+            depth.append(running)
+            if person.lastName.count < 3 { coalescer.batch { person.lastName += "x" } }
+            running -= 1
+        }
+        person.lastName = ""
+        scheduler.flush()
+        #expect(depth.elements == [1, 1, 1, 1])  // one run per flush, never nested
+        #expect(person.lastName == "xxx")
+    }
+
     @Test func observerAndRootAreHeldOnlyFromSchedulingToDelivery() {
         let scheduler = TestScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
@@ -318,6 +356,25 @@ struct CoalescingConcurrencyTests {
         named.name = "x"
         scheduler.flush()
         withExtendedLifetime(shower) {}
+        #expect(lockWasHeld.elements == [false])
+    }
+
+    /// Found by the adversarial review: the observer dies while its block is scheduled, so the
+    /// flush holds the block's last reference; it is freed after the coalescer unlocked, and a
+    /// `deinit` may use the coalescer.
+    @Test func aBlockWhoseObserverDiedIsFreedOutsideTheLock() {
+        let scheduler = TestScheduler()
+        let coalescer = Coalescer(scheduler: scheduler)
+        let named = Named()
+        let lockWasHeld = Recording<Bool>()
+        var shower: Shower? = Shower()
+        do {
+            let canary = Canary(coalescer, lockWasHeld)
+            shower?.observeCoalesced(named, \.$name, in: coalescer) { _, _ in _ = canary }
+        }
+        named.name = "x"
+        shower = nil
+        #expect(finishes(within: 10) { scheduler.flush() })
         #expect(lockWasHeld.elements == [false])
     }
 

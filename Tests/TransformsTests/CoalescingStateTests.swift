@@ -221,6 +221,27 @@ struct CoalescingStateTests {
         #expect(state.pendingCount == 0)
     }
 
+    @Test func aBatchTakesOverABlockWaitingForTheScheduledFlushWhichSkipsIt() {
+        var state = State()
+        let log = Log()
+        let (x, runX) = entry("x", log)
+        let (y, runY) = entry("y", log)
+        let first = state.schedule(x, run: runX, on: a)
+        #expect(first == .requestFlush)
+        _ = state.schedule(y, run: runY, on: a)
+        state.beginBatch(on: b)
+        _ = state.schedule(x, run: { log.runs.append("not this one") }, on: b)
+        #expect(state.pendingCount == 2)  // x moved, not copied
+        let mustFlush = state.endBatch(on: b)
+        #expect(mustFlush)
+        runFlush(&state, on: b)
+        #expect(log.runs == ["x"])  // the run prepared first, with the objects it held
+        state.beginScheduledFlush(on: scheduler)
+        runFlush(&state, on: scheduler)
+        #expect(log.runs == ["x", "y"])
+        #expect(state.pendingCount == 0)
+    }
+
     /// What a finished flush held is handed back, for the caller to release after unlocking.
     @Test func aFinishedFlushHandsBackItsBlocksForReleaseOutsideTheLock() {
         var state = State()

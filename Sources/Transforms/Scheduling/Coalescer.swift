@@ -24,8 +24,10 @@
 ///   that block in the same flush if it has not run yet in it; if it already ran, in the next
 ///   flush. (EBN drops such a change; Herald does not: nothing is lost.)
 /// - ``batch(_:)`` coalesces synchronously: blocks that the calling thread schedules inside it
-///   run when it ends, on that thread. A batch belongs to its thread: changes made on other
-///   threads meanwhile go to the scheduler's flushes as usual.
+///   (also those already waiting for the scheduler) run when it ends, on that thread, unless
+///   they are running on it (a block that opens a batch): then in the next flush. A batch
+///   belongs to its thread: changes made on other threads meanwhile go to the scheduler's
+///   flushes, except to a block already waiting in the batch, which runs after them anyway.
 /// - Stopping an observation does not cancel a block that is already scheduled (as in EBN).
 ///
 /// ``main`` uses the Dispatch main queue; tests create one on a ``TestScheduler``. Thread-safe:
@@ -66,12 +68,12 @@ public final class Coalescer: @unchecked Sendable {
 
     /// Schedules `entry`'s block (see the rules above).
     package func schedule(_ entry: Entry) {
+        let thread = Self.currentThread
         // Most changes find their block already scheduled: cheap check first.
-        if lock.withLock({ state.isPending(entry) }) { return }
+        if lock.withLock({ state.isSettled(entry, on: thread) }) { return }
         // Prepared outside the lock: the run takes strong references (an entry whose objects
         // are gone is not scheduled), and releasing a run may run user code.
         guard let run = entry.prepare() else { return }
-        let thread = Self.currentThread
         let action = lock.withLock { state.schedule(entry, run: run, on: thread) }
         if action == .requestFlush { requestFlush() }
     }

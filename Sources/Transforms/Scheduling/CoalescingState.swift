@@ -7,13 +7,17 @@
 /// drive one step at a time, without threads.
 ///
 /// The rules:
-/// - A block is scheduled at most once until it runs (`Entry.isPending`).
+/// - A block is scheduled at most once until it runs (`Entry.isPending`); a block scheduled
+///   again meanwhile runs after that change anyway.
 /// - Each thread has a stack of frames: the batches it opened (``Coalescer/batch(_:)``) and the
 ///   flushes it runs, innermost last. A block scheduled on a thread goes to the innermost frame
-///   that can take it: a batch (flushed on that thread when it ends), or a flush in which the
-///   block has not run yet (it runs later in that flush). Otherwise, and on a thread with no
-///   frames, it goes to the next scheduled flush; the first such block asks the scheduler for
-///   it, unless a scheduled flush is running: that one asks when it ends.
+///   outside every flush of that thread in which it ran (so it never runs inside itself, nor
+///   twice in one flush): a batch (flushed on that thread when it ends), or a flush (it runs
+///   later in it). Otherwise, and on a thread with no frames, it goes to the next scheduled
+///   flush; the first such block asks the scheduler for it, unless a scheduled flush is
+///   running: that one asks when it ends.
+/// - A batch takes over a block that waits for the next scheduled flush when its thread
+///   schedules it again: it runs when the batch ends, and the scheduled flush skips it.
 /// - Frames of other threads neither hold back nor run a thread's blocks, and flushes on
 ///   different threads (a batch ending while the scheduler's flush runs) each own their blocks.
 package struct CoalescingState {
@@ -26,6 +30,8 @@ package struct CoalescingState {
         /// Scheduled and not run yet. Belongs to the state (guarded by the coalescer's lock,
         /// not checked for exclusivity by the runtime).
         @exclusivity(unchecked) package fileprivate(set) var isPending = false
+        /// Where it waits in `next`, if it does (checked by identity: it may be stale).
+        @exclusivity(unchecked) fileprivate var nextSlot = 0
         /// Makes the block's run, or nil if it cannot run any more (its objects are gone); the
         /// run holds what the block needs until it ran.
         package let prepare: () -> (() -> Void)?
@@ -72,8 +78,12 @@ package struct CoalescingState {
 
     package init() {}
 
-    /// Whether `entry` waits for a flush already (checked before preparing its run).
-    package func isPending(_ entry: Entry) -> Bool { entry.isPending }
+    /// Whether scheduling `entry` from `thread` would change nothing: it waits for a flush
+    /// already, and the thread has no batch that could take it over. (Checked before preparing
+    /// its run.)
+    package func isSettled(_ entry: Entry, on thread: Thread) -> Bool {
+        entry.isPending && (threads.isEmpty || threads[thread] == nil)
+    }
 
     /// What the caller of `schedule` must do.
     package enum ScheduleAction: Equatable {
@@ -83,39 +93,62 @@ package struct CoalescingState {
     }
 
     /// Schedules `entry` with its prepared `run`, from `thread`. If the entry is pending already,
-    /// nothing changes (the caller releases `run` after unlocking).
+    /// nothing changes, except that a batch of this thread takes it over if it waits for the
+    /// next scheduled flush (the caller releases `run` after unlocking).
     package mutating func schedule(
         _ entry: Entry, run: @escaping () -> Void, on thread: Thread
     ) -> ScheduleAction {
-        guard !entry.isPending else { return .none }
-        entry.isPending = true
-        let scheduled = Scheduled(entry: entry, run: run)
-        if !threads.isEmpty, threads[thread] != nil {
-            let taken = withFrames(of: thread) { frames in
-                let id = ObjectIdentifier(entry)
-                for index in frames.indices.reversed() {
-                    switch frames[index] {
-                    case .batch(let depth, var queue):
-                        frames[index] = .batch(depth: depth, queue: [])  // no copy of `queue`
-                        queue.append(scheduled)
-                        frames[index] = .batch(depth: depth, queue: queue)
-                        return true
-                    case .flush(var flush):
-                        guard !flush.ran.contains(id) else { continue }
-                        frames[index] = .batch(depth: 0, queue: [])  // no copy of `flush`
-                        flush.queue.append(scheduled)
-                        frames[index] = .flush(flush)
-                        return true
-                    }
-                }
-                return false
-            }
-            if taken { return .none }
+        let target = threads.isEmpty ? nil : frame(for: entry, on: thread)
+        if entry.isPending {
+            guard let target, case .batch = threads[thread]![target],
+                next.indices.contains(entry.nextSlot), next[entry.nextSlot].entry === entry,
+                let waiting = next[entry.nextSlot].run
+            else { return .none }
+            next[entry.nextSlot].run = nil  // a hole the scheduled flush skips
+            append(Scheduled(entry: entry, run: waiting), toFrame: target, of: thread)
+            return .none
         }
-        next.append(scheduled)
+        entry.isPending = true
+        if let target {
+            append(Scheduled(entry: entry, run: run), toFrame: target, of: thread)
+            return .none
+        }
+        entry.nextSlot = next.count
+        next.append(Scheduled(entry: entry, run: run))
         guard !flushRequested, scheduledFlushesRunning == 0 else { return .none }
         flushRequested = true
         return .requestFlush
+    }
+
+    /// The innermost frame of `thread` that may take `entry`: one outside every flush of the
+    /// thread that ran it (so a block never runs inside itself, nor twice in one flush), or nil.
+    private func frame(for entry: Entry, on thread: Thread) -> Int? {
+        guard let frames = threads[thread] else { return nil }
+        let id = ObjectIdentifier(entry)
+        var limit = frames.count
+        for index in frames.indices {
+            if case .flush(let flush) = frames[index], flush.ran.contains(id) {
+                limit = index
+                break
+            }
+        }
+        return limit > 0 ? limit - 1 : nil
+    }
+
+    /// Appends `scheduled` to the queue of frame `index` of `thread`, in place.
+    private mutating func append(_ scheduled: Scheduled, toFrame index: Int, of thread: Thread) {
+        withFrames(of: thread) { frames in
+            let frame = frames[index]
+            frames[index] = .batch(depth: 0, queue: [])  // so that the queue is not copied
+            switch frame {
+            case .batch(let depth, var queue):
+                queue.append(scheduled)
+                frames[index] = .batch(depth: depth, queue: queue)
+            case .flush(var flush):
+                flush.queue.append(scheduled)
+                frames[index] = .flush(flush)
+            }
+        }
     }
 
     /// `thread` opens a batch (or a nested one).
@@ -175,6 +208,10 @@ package struct CoalescingState {
         let taken: (() -> Void)? = withFrames(of: thread) { frames in
             guard case .flush(var flush) = frames.removeLast() else { return nil }
             defer { frames.append(.flush(flush)) }
+            // Holes: blocks a batch took over.
+            while flush.head < flush.queue.count, flush.queue[flush.head].run == nil {
+                flush.head += 1
+            }
             let head = flush.head
             guard head < flush.queue.count else { return nil }
             flush.head = head + 1
@@ -208,12 +245,13 @@ package struct CoalescingState {
 
     /// The blocks scheduled and not run yet, for tests and debugging.
     package var pendingCount: Int {
-        var count = next.count
+        func waiting(_ queue: ArraySlice<Scheduled>) -> Int { queue.count { $0.run != nil } }
+        var count = waiting(next[...])
         for frames in threads.values {
             for frame in frames {
                 switch frame {
-                case .batch(_, let queue): count += queue.count
-                case .flush(let flush): count += flush.queue.count - flush.head
+                case .batch(_, let queue): count += waiting(queue[...])
+                case .flush(let flush): count += waiting(flush.queue[flush.head...])
                 }
             }
         }
