@@ -1,3 +1,4 @@
-// The Transforms layer (map, filter, unwrap, cache, author filters, combinators) arrives with its
-// own issue. Until then this module only re-exports Messaging, as the layering promises.
+// The Transforms layer: map, filter, unwrap, cache, weak, author filters, combinators, scheduling
+// and coalescing, async sequences. It builds on Messaging and re-exports it, as the layering
+// promises.
 @_exported import Messaging

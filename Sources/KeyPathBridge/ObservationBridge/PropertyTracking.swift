@@ -83,7 +83,7 @@ class TrackingBase: @unchecked Sendable {
     /// under the lock could release the last reference there and run a `deinit`).
     private struct Entry {
         let id: ObjectIdentifier
-        let link: Weak
+        let link: WeakObject
     }
 
     // Guarded by `lock`.
@@ -93,7 +93,7 @@ class TrackingBase: @unchecked Sendable {
 
     /// Starts reporting changes to `link`.
     final func register(_ link: TrackedLink) {
-        lock.withLock { links.append(Entry(id: ObjectIdentifier(link), link: Weak(link))) }
+        lock.withLock { links.append(Entry(id: ObjectIdentifier(link), link: WeakObject(link))) }
     }
 
     /// Stops reporting changes to `link`.
@@ -136,7 +136,7 @@ final class TrackingRegistry: @unchecked Sendable {
     static let shared = TrackingRegistry()
 
     private let lock = Lock()
-    @exclusivity(unchecked) private var trackings: [TrackingKey: Weak] = [:]
+    @exclusivity(unchecked) private var trackings: [TrackingKey: WeakObject] = [:]
     /// Dead entries are swept when the registry has doubled since the last sweep.
     @exclusivity(unchecked) private var sweepAt = 64
 
@@ -147,7 +147,7 @@ final class TrackingRegistry: @unchecked Sendable {
     ) -> Tracking {
         lock.withLock {
             let tracking = resolve(trackings[key]?.object)
-            trackings[key] = Weak(tracking)
+            trackings[key] = WeakObject(tracking)
             if trackings.count >= sweepAt {
                 trackings = trackings.filter { $0.value.object != nil }
                 sweepAt = max(64, trackings.count * 2)

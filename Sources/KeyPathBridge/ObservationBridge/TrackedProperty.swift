@@ -58,7 +58,7 @@ final class TrackedProperty<Object: AnyObject & Observable, Value>: TrackedLink,
     @exclusivity(unchecked) private var lastValue: Value?
     /// A binding's write about to be delivered: its author is the author of the delivery if
     /// the delivered value is still the one it wrote.
-    @exclusivity(unchecked) private var pendingWrite: (author: Weak, value: Value)?
+    @exclusivity(unchecked) private var pendingWrite: (author: WeakObject, value: Value)?
     private init(
         _ tracking: PropertyTracking<Object, Value>, scheduler: any Scheduler, shape: ObjectShape,
         learnName: @escaping (Object) -> Void, changed: @escaping (Value, AnyAuthor) -> Void
@@ -100,7 +100,7 @@ final class TrackedProperty<Object: AnyObject & Observable, Value>: TrackedLink,
     override func write(_ value: Any, as author: AnyAuthor) -> Bool {
         guard let value = value as? Value, let current = tracking.value else { return false }
         if changeRule.isChange(from: current, to: value) {
-            lock.withLock { pendingWrite = (Weak(author), value) }
+            lock.withLock { pendingWrite = (WeakObject(author), value) }
         }
         return tracking.set(value)
     }
@@ -165,8 +165,8 @@ class TrackedLink: PathLink, @unchecked Sendable {
     func deliver() {}
 }
 
-/// A weak reference, for lists and tuples.
-struct Weak {
+/// A weak reference, for lists and tuples. (Not the public `Weak` transform.)
+struct WeakObject {
     weak var object: AnyObject?
 
     init(_ object: AnyObject) {

@@ -2,7 +2,8 @@ import Transforms
 
 // `observer.observe(root, \.$a, \.$b, …) { value in }` for paths of 1 to 4 properties. Each
 // intermediate property may hold an object or an optional object, so the arities are spelled out
-// (generated: every overload builds a `PropertyPath` and calls the one implementation below).
+// by hand (every overload builds a `PropertyPath` and calls the one implementation below); the
+// engine rebuild (issue 10) makes them generic over a property protocol.
 
 extension Observer {
     /// Observes the end value of `path` from `root`: `receive` gets the new end value, or `nil`

@@ -23,23 +23,6 @@ public final class Rescheduled<Origin: ObservableObject>: Messenger<Origin.Messa
     }
 }
 
-/// A transform stage in continuation-passing form: given what receives its output, it returns
-/// what receives its input. Stateful transforms are written once as a stage and used by both the
-/// ad hoc and the stand-alone form.
-@usableFromInline
-typealias Stage<Input, Output> = (
-    _ downstream: @escaping (Output, AnyAuthor) -> Void
-) -> (Input, AnyAuthor) -> Void
-
-/// Carries a value into a `@Sendable` closure. Herald hands messages from the thread that sends
-/// to the thread that delivers; whether a message type is safe to share is the sender's call, as
-/// it is for any message.
-@usableFromInline
-package struct UncheckedSendable<Value>: @unchecked Sendable {
-    @usableFromInline package let value: Value
-    @usableFromInline package init(_ value: Value) { self.value = value }
-}
-
 /// Ends the scheduled work of a stage when the observation that owns it ends: the stage's input
 /// closure holds the owner; the scheduled work holds only the `isCancelled` flag.
 @usableFromInline
