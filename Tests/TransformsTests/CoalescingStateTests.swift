@@ -45,17 +45,17 @@ struct CoalescingStateTests {
         let log = Log()
         let (x, runX) = entry("x", log)
         let (y, runY) = entry("y", log)
-        let result1 = state.schedule(x, run: runX, on: a)
-        #expect(result1 == .requestFlush)
-        let result2 = state.schedule(y, run: runY, on: b)
-        #expect(result2 == .none)
-        let result3 = state.schedule(x, run: runX, on: b)
-        #expect(result3 == .none)  // pending already
+        let first = state.schedule(x, run: runX, on: a)
+        #expect(first == .requestFlush)
+        let otherThread = state.schedule(y, run: runY, on: b)
+        #expect(otherThread == .none)
+        let again = state.schedule(x, run: runX, on: b)
+        #expect(again == .none)  // pending already
         #expect(state.pendingCount == 2)
 
         state.beginScheduledFlush(on: scheduler)
-        let result4 = runFlush(&state, on: scheduler)
-        #expect(result4 == false)
+        let requested = runFlush(&state, on: scheduler)
+        #expect(requested == false)
         #expect(log.runs == ["x", "y"])
         #expect(state.pendingCount == 0)
         #expect(!x.isPending && !y.isPending)
@@ -72,11 +72,11 @@ struct CoalescingStateTests {
         let requested = runFlush(&state, on: scheduler) { state, index in
             guard index == 1 else { return }
             // While y runs: x already ran in this flush, a new z has not.
-            let result5 = state.schedule(x, run: runX, on: scheduler)
-            #expect(result5 == .none)
+            let ranAlready = state.schedule(x, run: runX, on: scheduler)
+            #expect(ranAlready == .none)
             let (z, runZ) = entry("z", log)
-            let result6 = state.schedule(z, run: runZ, on: scheduler)
-            #expect(result6 == .none)
+            let notRunYet = state.schedule(z, run: runZ, on: scheduler)
+            #expect(notRunYet == .none)
         }
         #expect(log.runs == ["x", "y", "z"])
         #expect(requested)  // x waits for the next flush, which the ending flush asks for
@@ -94,8 +94,8 @@ struct CoalescingStateTests {
         state.beginScheduledFlush(on: scheduler)
         let requested = runFlush(&state, on: scheduler) { state, _ in
             // Another thread's change: no flush is asked for while this one runs…
-            let result7 = state.schedule(y, run: runY, on: b)
-            #expect(result7 == .none)
+            let duringFlush = state.schedule(y, run: runY, on: b)
+            #expect(duringFlush == .none)
         }
         #expect(requested)  // …this one asks for it when it ends
         #expect(log.runs == ["x"])
@@ -111,16 +111,16 @@ struct CoalescingStateTests {
         let (y, runY) = entry("y", log)
         state.beginBatch(on: a)
         state.beginBatch(on: a)
-        let result8 = state.schedule(x, run: runX, on: a)
-        #expect(result8 == .none)
-        let result9 = state.schedule(y, run: runY, on: b)
-        #expect(result9 == .requestFlush)  // b is not batching
-        let result10 = state.endBatch(on: a)
-        #expect(result10 == false)  // the inner batch does not flush
-        let result11 = state.endBatch(on: a)
-        #expect(result11 == true)
-        let result12 = runFlush(&state, on: a)
-        #expect(result12 == false)
+        let inBatch = state.schedule(x, run: runX, on: a)
+        #expect(inBatch == .none)
+        let outsideBatch = state.schedule(y, run: runY, on: b)
+        #expect(outsideBatch == .requestFlush)  // b is not batching
+        let innerEnd = state.endBatch(on: a)
+        #expect(innerEnd == false)  // the inner batch does not flush
+        let outerEnd = state.endBatch(on: a)
+        #expect(outerEnd == true)
+        let requested = runFlush(&state, on: a)
+        #expect(requested == false)
         #expect(log.runs == ["x"])
         state.beginScheduledFlush(on: scheduler)
         runFlush(&state, on: scheduler)
@@ -131,8 +131,8 @@ struct CoalescingStateTests {
     @Test func aBatchWithNothingScheduledFlushesNothing() {
         var state = State()
         state.beginBatch(on: a)
-        let result13 = state.endBatch(on: a)
-        #expect(result13 == false)
+        let mustFlush = state.endBatch(on: a)
+        #expect(mustFlush == false)
         #expect(state.pendingCount == 0)
     }
 
@@ -153,16 +153,16 @@ struct CoalescingStateTests {
         }
         first()  // x ran on the scheduler's thread; y waits in its flush
         state.beginBatch(on: b)
-        let result14 = state.schedule(z, run: runZ, on: b)
-        #expect(result14 == .none)
-        let result15 = state.schedule(y, run: runY, on: b)
-        #expect(result15 == .none)  // pending in the other flush
-        let result16 = state.endBatch(on: b)
-        #expect(result16)
+        let inBatch = state.schedule(z, run: runZ, on: b)
+        #expect(inBatch == .none)
+        let pendingElsewhere = state.schedule(y, run: runY, on: b)
+        #expect(pendingElsewhere == .none)  // pending in the other flush
+        let mustFlush = state.endBatch(on: b)
+        #expect(mustFlush)
         runFlush(&state, on: b)  // the batch's flush, while the scheduler's is halfway
         #expect(log.runs == ["x", "z"])
-        let result17 = runFlush(&state, on: scheduler)
-        #expect(result17 == false)
+        let requested = runFlush(&state, on: scheduler)
+        #expect(requested == false)
         #expect(log.runs == ["x", "z", "y"])
         #expect(state.pendingCount == 0)
         #expect(![x, y, z].contains { $0.isPending })
@@ -276,8 +276,8 @@ struct CoalescingStateTests {
             // x's block opens a batch that schedules y, and ends it: y runs at once.
             state.beginBatch(on: scheduler)
             _ = state.schedule(y, run: runY, on: scheduler)
-            let result18 = state.endBatch(on: scheduler)
-            #expect(result18)
+            let mustFlush = state.endBatch(on: scheduler)
+            #expect(mustFlush)
             runFlush(&state, on: scheduler)
             #expect(log.runs == ["y"])
         }
