@@ -189,6 +189,24 @@ struct InspectorTests {
         #expect(watched == nil)
     }
 
+    /// Issue 10, item 5: only the real death of the root counts as its death. The root's
+    /// property stopping being observed is not: the watch goes on and still logs changes.
+    @Test func aWatchGoesOnWhenTheRootsPropertyStopsBeingObserved() {
+        let cache = UserCache()
+        let lines = Recording<String>()
+        weak var watched: ObservedPath<UserCache, String>?
+        watched = Inspector(cache).breakOnChange(
+            PropertyPath(\.$currentUser).appending(\.$name)
+        ) { lines.append($0) }
+
+        cache.$currentUser.stopBeingObserved()
+
+        #expect(watched != nil)
+        #expect(watched?.isActive == true)
+        cache.currentUser = User(name: "Ann")
+        #expect(lines.elements.count == 1)
+    }
+
     @Test func breakOnChangeTakesAStringPath() throws {
         let cache = UserCache()
         let lines = Recording<String>()

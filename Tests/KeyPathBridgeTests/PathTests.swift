@@ -191,6 +191,61 @@ struct PathTests {
         #expect(observer.messages.elements.map(\.new) == [nil])
     }
 
+    final class Canary {}
+
+    /// Issue 10, item 1 (the leak): ad hoc path observations of roots that die end and are
+    /// freed, although their observer lives on. Each handler captures a canary; a freed canary
+    /// means a freed handler, and with it the observation that held the path.
+    @Test func adHocPathObservationsEndAndAreFreedWhenTheirRootsDie() {
+        let observer = TestObserver()
+        var canaries: [() -> Canary?] = []
+        var roots: [User] = []
+        for index in 0..<10_000 {
+            let canary = Canary()
+            canaries.append { [weak canary] in canary }
+            let root = User(name: "\(index)", address: Address(zipCode: "\(index)"))
+            roots.append(root)
+            observer.observe(root, \.$address, \.$zipCode) { _ in _ = canary }
+        }
+        roots = []
+        #expect(canaries.allSatisfy { $0() == nil })
+        withExtendedLifetime(observer) {}
+    }
+
+    /// Issue 10, item 1, coalesced: the same for `observeCoalesced` over a path.
+    @Test func coalescedPathObservationsEndAndAreFreedWhenTheirRootsDie() {
+        let observer = TestObserver()
+        let coalescer = Coalescer(scheduler: TestScheduler())
+        weak var weakCanary: Canary?
+        var root: User? = User(name: "Ann", address: Address(zipCode: "1"))
+        do {
+            let canary = Canary()
+            weakCanary = canary
+            observer.observeCoalesced(
+                root!, PropertyPath(\User.$address).appending(\.$zipCode), in: coalescer
+            ) { _, _ in _ = canary }
+        }
+        root = nil
+        #expect(weakCanary == nil)
+        withExtendedLifetime(observer) {}
+    }
+
+    /// Issue 10, item 5: the last update, to unreachable, is authored by the path, and the
+    /// path's observations end with it.
+    @Test func theLastUpdateWhenTheRootDiesIsAuthoredByThePath() {
+        var ann: User? = User(name: "Ann")
+        let name = ObservedPath(ann!, PropertyPath(\User.$name))
+        let observer = RecordingObserver<Update<String?>>()
+        observer.record(name)
+
+        ann = nil
+
+        #expect(observer.authors.elements.count == 1)
+        #expect(observer.authors.elements.first === name)
+        #expect(name.observationCount == 0)  // the path is over: so is every observation of it
+        #expect(!name.isActive)
+    }
+
     @Test func anObservedPathIsAnObservationAsAnObject() {
         var ann: User? = User(name: "Ann", address: Address(zipCode: "1"))
         let zip = ObservedPath(ann!, PropertyPath(\User.$address).appending(\.$zipCode))

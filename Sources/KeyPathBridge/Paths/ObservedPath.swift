@@ -23,8 +23,8 @@ import Transforms
 ///
 /// It is also the observation of the path as an object (as ``Observing`` is for one object): it
 /// runs while you hold it, ``stop()`` ends it, and it ends by itself when the root dies
-/// (``isActive`` then turns false, after an update to `nil`, authored by the path). It holds its
-/// root and the path's objects weakly.
+/// (``isActive`` then turns false, after an update to `nil`, authored by the path; then every
+/// observation of the path ends too). It holds its root and the path's objects weakly.
 /// Hold the `ObservedPath` as long as you observe it. Thread-safe: changes along the path are
 /// handled one at a time, in the order they happen.
 public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?>>, ObservableCache
@@ -41,6 +41,7 @@ public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?
             root: root, components: path.components,
             site: DeclarationSite(fileID: fileID, line: line), output: core)
         super.init(core: core)
+        tracker.setAuthor(self)
     }
 
     deinit {
@@ -108,6 +109,8 @@ final class PathTracker<Value>: @unchecked Sendable {
     @exclusivity(unchecked) private var stopped = false
     @exclusivity(unchecked) private var endPropertyHandler: (() -> Void)?
     @exclusivity(unchecked) private var endHandler: (() -> Void)?
+    /// The path object (the ``ObservedPath``), the author of the last update when the root dies.
+    @exclusivity(unchecked) private weak var pathObject: AnyObject?
     private weak var root: AnyObject?
     private let components: [PathComponent]
     private let site: DeclarationSite
@@ -158,6 +161,11 @@ final class PathTracker<Value>: @unchecked Sendable {
     func write(_ value: Value, as author: AnyAuthor) -> Bool {
         let end = lock.withLock { links.count == components.count ? links.last?.link : nil }
         return end?.write(value, as: author) ?? false
+    }
+
+    /// Sets the path object (once, right after it is made).
+    func setAuthor(_ path: AnyObject) {
+        lock.withLock { pathObject = path }
     }
 
     func setEndPropertyHandler(_ handler: @escaping () -> Void) {
@@ -233,8 +241,18 @@ final class PathTracker<Value>: @unchecked Sendable {
     private func handle(_ change: PathChange, from author: AnyAuthor) {
         let level = change.level
         if level == Self.rootDied {
-            rewire(after: -1, object: root, from: author, forced: false)
-            takeEndHandler()?()
+            guard root == nil else {
+                // Not a death: the root's property stopped being observed. Observe it again.
+                rewire(after: -1, object: root, from: author, forced: false)
+                return
+            }
+            // The root died: a last update to unreachable, authored by the path, then the path
+            // is over, and so is every observation of it (which frees an ad hoc observation's
+            // path, handler and all).
+            let path = lock.withLock { pathObject }
+            rewire(after: -1, object: nil, from: path ?? author, forced: false)
+            stop()
+            output.disconnectAll()
             return
         }
         let isCurrent = lock.withLock {
