@@ -246,6 +246,58 @@ struct PathTests {
         #expect(!name.isActive)
     }
 
+    /// Found in review: the root dies while the path's output is being delivered (a resend of
+    /// its value), so the last update is queued behind that delivery; the observations end only
+    /// after it reached them.
+    @Test func theLastUpdateQueuedBehindADeliveryStillArrives() {
+        var ann: User? = User(name: "Ann")
+        let name = ObservedPath(ann!, PropertyPath(\User.$name))
+        let dropper = TestObserver()
+        dropper.observe(name) { (_: Update<String?>, _: AnyAuthor) in ann = nil }
+        let recorder = RecordingObserver<Update<String?>>()
+        recorder.record(name)
+
+        name.send()  // resends the current value; the first observer drops the root meanwhile
+
+        #expect(!name.isActive)
+        #expect(recorder.messages.elements.map(\.new) == ["Ann", nil])
+        #expect(name.observationCount == 0)
+    }
+
+    /// Found in review: the same with the delivering role held by an observation-state handler.
+    @Test func theLastUpdateQueuedBehindAnObservationStateHandlerStillArrives() {
+        var ann: User? = User(name: "Ann")
+        let name = ObservedPath(ann!, PropertyPath(\User.$name))
+        name.whenObservationStateChanges { isObserved in if isObserved { ann = nil } }
+        let recorder = RecordingObserver<Update<String?>>()
+        recorder.record(name)  // becomes observed: the handler drops the root
+
+        #expect(ann == nil)
+        #expect(recorder.messages.elements.map(\.new) == [nil])
+        #expect(name.observationCount == 0)
+    }
+
+    /// Found in review: after the root's property stopped being observed, re-attaching catches
+    /// up a change it missed; that update is authored by the path (its own author is unknown).
+    @Test func anUpdateCaughtUpAfterReattachingIsAuthoredByThePath() {
+        let cache = UserCache()
+        let name = ObservedPath(cache, PropertyPath(\UserCache.$currentUser).appending(\.$name))
+        let recorder = RecordingObserver<Update<String?>>()
+        recorder.record(name)
+        let actor = TestObserver()
+        actor.observe(name) { (update: Update<String?>, _: AnyAuthor) in
+            if update.new == "Ann" {
+                cache.$currentUser.stopBeingObserved()
+                cache.currentUser = User(name: "Bob")
+            }
+        }
+
+        cache.currentUser = User(name: "Ann")
+
+        #expect(recorder.messages.elements.map(\.new) == ["Ann", "Bob"])
+        #expect(recorder.authors.elements.last === name)
+    }
+
     @Test func anObservedPathIsAnObservationAsAnObject() {
         var ann: User? = User(name: "Ann", address: Address(zipCode: "1"))
         let zip = ObservedPath(ann!, PropertyPath(\User.$address).appending(\.$zipCode))

@@ -241,18 +241,19 @@ final class PathTracker<Value>: @unchecked Sendable {
     private func handle(_ change: PathChange, from author: AnyAuthor) {
         let level = change.level
         if level == Self.rootDied {
-            guard root == nil else {
+            // The update this causes has no author of its own: the path is its author.
+            let path = lock.withLock { pathObject } ?? author
+            if let root {
                 // Not a death: the root's property stopped being observed. Observe it again.
-                rewire(after: -1, object: root, from: author, forced: false)
+                rewire(after: -1, object: root, from: path, forced: false)
                 return
             }
-            // The root died: a last update to unreachable, authored by the path, then the path
-            // is over, and so is every observation of it (which frees an ad hoc observation's
-            // path, handler and all).
-            let path = lock.withLock { pathObject }
-            rewire(after: -1, object: nil, from: path ?? author, forced: false)
+            // The root died: a last update to unreachable, then the path is over, and so is
+            // every observation of it (which frees an ad hoc observation's path, handler and
+            // all), once that update reached them, even if another delivery runs.
+            rewire(after: -1, object: nil, from: path, forced: false)
             stop()
-            output.disconnectAll()
+            output.disconnectAllAfterDeliveries()
             return
         }
         let isCurrent = lock.withLock {

@@ -188,6 +188,8 @@ package final class MessengerCore<Message>: @unchecked Sendable {
         case .observationStateChange(let isObserved):
             return .observationStateChange(
                 isObserved: isObserved, handler: state.observationStateHandler)
+        case .endObservations:
+            return .endObservations
         case nil:
             return nil
         }
@@ -201,6 +203,8 @@ package final class MessengerCore<Message>: @unchecked Sendable {
             Self.deliver(message, from: author, sequence: sequence, to: receivers)
         case .observationStateChange(let isObserved, let handler):
             handler?(isObserved)
+        case .endObservations:
+            disconnectAll()
         }
     }
 
@@ -253,6 +257,7 @@ package final class MessengerCore<Message>: @unchecked Sendable {
     }
 
     /// Ends every observation of this messenger.
+    @usableFromInline
     package func disconnectAll() {
         let (removed, notify) = lock.withLock {
             () -> (ConnectionList.Slots, StateChangeAction) in
@@ -262,6 +267,21 @@ package final class MessengerCore<Message>: @unchecked Sendable {
         }
         removed.forEachConnection { $0.receiver?.forget($0) }
         tellObservationState(false, notify)
+    }
+
+    /// Ends every observation of this messenger once the messages accepted before are delivered:
+    /// if another call is delivering (on this thread or another), in turn after its queued work,
+    /// so that a last message sent just before reaches every observation.
+    package func disconnectAllAfterDeliveries() {
+        switch lock.withLock({ admit(.endObservations) }) {
+        case .deliverNow:
+            disconnectAll()
+            finishDelivering()
+        case .queued:
+            return
+        case .drainQueue:
+            drainPending()
+        }
     }
 
     /// The messenger died: end every observation without calling the state handler.

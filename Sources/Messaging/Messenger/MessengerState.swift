@@ -7,6 +7,8 @@ enum DeliveryStep<Message> {
         receivers: ConnectionList.Slots)
     /// Tell the observation-state handler that the messenger is now observed or not.
     case observationStateChange(isObserved: Bool, handler: ((Bool) -> Void)?)
+    /// End every observation (`disconnectAllAfterDeliveries`).
+    case endObservations
 }
 
 /// Work accepted while another call was delivering, in acceptance order.
@@ -14,6 +16,7 @@ enum DeliveryStep<Message> {
 enum PendingDelivery<Message> {
     case message(Message, author: AnyAuthor, sequence: UInt64)
     case observationStateChange(isObserved: Bool)
+    case endObservations
 }
 
 /// The non-generic part of a messenger's lock-protected state.
