@@ -201,30 +201,35 @@ package struct CoalescingState {
 
     /// The next block of the innermost flush running on `thread`, or its end.
     package mutating func runNext(on thread: Thread) -> Step {
-        guard case .flush = threads[thread]?.last else {
-            preconditionFailure("Herald: no flush runs on this thread")
+        // The flush is moved out of its frame (so that its queue is never copied), and back if
+        // it goes on.
+        enum Taken {
+            case run(() -> Void)
+            case ended(Flush)
         }
-        // The flush is moved out of its frame and back, so that its queue is never copied.
-        let taken: (() -> Void)? = withFrames(of: thread) { frames in
-            guard case .flush(var flush) = frames.removeLast() else { return nil }
-            defer { frames.append(.flush(flush)) }
+        let taken = withFrames(of: thread) { frames -> Taken in
+            guard case .flush(var flush) = frames.popLast() else {
+                preconditionFailure("Herald: no flush runs on this thread")
+            }
             // Holes: blocks a batch took over.
             while flush.head < flush.queue.count, flush.queue[flush.head].run == nil {
                 flush.head += 1
             }
+            guard flush.head < flush.queue.count else { return .ended(flush) }
             let head = flush.head
-            guard head < flush.queue.count else { return nil }
             flush.head = head + 1
             let entry = flush.queue[head].entry
             entry.isPending = false
             flush.ran.insert(ObjectIdentifier(entry))
-            let run = flush.queue[head].run
+            let run = flush.queue[head].run!
             flush.queue[head].run = nil  // the caller's is the last reference
-            return run
+            frames.append(.flush(flush))
+            return .run(run)
         }
-        if let taken { return .run(taken) }
-        guard case .flush(let flush) = withFrames(of: thread, { $0.removeLast() }) else {
-            preconditionFailure("Herald: no flush runs on this thread")
+        let flush: Flush
+        switch taken {
+        case .run(let run): return .run(run)
+        case .ended(let ended): flush = ended
         }
         let leftovers = Leftovers(scheduled: flush.queue)
         guard flush.isScheduled else { return .finished(requestFlush: false, leftovers: leftovers) }
