@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import HeraldTestSupport
 import Synchronization
 import Testing
@@ -98,5 +100,87 @@ struct TransformsConcurrencyTests {
         names[3].value = "final"
         #expect(received.elements.last == "final")
         #expect(names.filter(\.isObserved).count == 1)
+    }
+
+    typealias User = SwitchToLatestTests.User
+
+    /// The handler of an ad hoc `flatMapLatest` gets the inner object's messages and the latest
+    /// message of a newly selected one: two messengers, one at a time all the same.
+    @Test func anAdHocFlatMapLatestNeverRunsItsHandlerConcurrentlyWithItself() {
+        let ann = User("Ann")
+        let bob = User("Bob")
+        let currentUser = Var<User?>(ann)
+        let observer = TestObserver()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let lock = NSLockLike()
+        nonisolated(unsafe) var inside = 0
+        nonisolated(unsafe) var overlaps = 0
+        let received = Recording<String>()
+        observer.observe(currentUser).flatMapLatest { $0.new?.name }.new { name in
+            lock.withLock {
+                inside += 1
+                if inside > 1 { overlaps += 1 }
+            }
+            if name == "Annie" {
+                entered.signal()
+                release.wait()
+            }
+            received.append(name)
+            lock.withLock { inside -= 1 }
+        }
+
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            ann.name.value = "Annie"  // its handler waits for `release`
+            finished.signal()
+        }.start()
+        entered.wait()
+        currentUser.value = bob  // the handler is busy on the other thread: this waits its turn
+        release.signal()
+        finished.wait()
+
+        #expect(lock.withLock { overlaps } == 0)
+        #expect(received.elements == ["Annie", "Bob"])
+    }
+
+    /// A message the old inner object sent just before a re-wire must not be forwarded after the
+    /// new inner object's latest message.
+    @Test func aStaleInnerMessageNeverWinsARaceWithARewire() {
+        for adHoc in [false, true] {
+            let ann = User("Ann")
+            let bob = User("Bob")
+            let currentUser = Var<User?>(ann)
+            let received = Recording<String>()
+            let observer = TestObserver()
+            let standAlone = currentUser.flatMapLatest { $0.new?.name }
+            if adHoc {
+                observer.observe(currentUser).flatMapLatest { $0.new?.name }.new {
+                    received.append($0)
+                }
+            } else {
+                observer.observe(standAlone) { received.append($0.new) }
+            }
+            let entered = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let finished = DispatchSemaphore(value: 0)
+            Thread {
+                // Accepted by ann's observation, then paused before it is forwarded.
+                SwitchTestHooks.$beforeForwarding.withValue({
+                    entered.signal()
+                    release.wait()
+                }) {
+                    ann.name.value = "Annie"
+                }
+                finished.signal()
+            }.start()
+            entered.wait()
+            currentUser.value = bob  // re-wires to bob and forwards "Bob"
+            release.signal()
+            finished.wait()
+
+            #expect(received.elements.last == "Bob", "ad hoc: \(adHoc)")
+            #expect(!received.elements.contains("Annie"), "ad hoc: \(adHoc)")
+        }
     }
 }

@@ -38,11 +38,14 @@ struct PathComponent: @unchecked Sendable {
             // The typed `PropertyPath` only ever passes an `Object` here.
             let variable = unsafeDowncast(object, to: Object.self)[keyPath: keyPath]
             name.learn(from: object, variable: variable)
-            let connection = variable.core.connect(receiver: receiver, site: site) {
-                update, author in
+            var start: (value: Any?, next: AnyObject?) = (nil, nil)
+            let connection = variable.connect(
+                receiver: receiver, site: site,
+                initial: { start = ($0, leadsOn ? shape.object(in: $0) : nil) }
+            ) { update, author in
                 changed(update.new, leadsOn ? shape.object(in: update.new) : nil, author)
             }
-            return VariableLink(variable, connection: connection, shape: shape)
+            return VariableLink(variable, connection: connection, shape: shape, start: start)
         }
     }
 }
@@ -59,7 +62,8 @@ extension PathComponent {
             if name == "*" {  // always the last component
                 let properties = ObservableProperties.all(of: object)
                 let connections = properties.map { property in
-                    property.variable.connect(receiver: receiver, site: site) { value, author in
+                    property.variable.connect(receiver: receiver, site: site, initial: { _ in }) {
+                        value, author in
                         changed((property: property.name, value: value), nil, author)
                     }
                 }
@@ -72,10 +76,16 @@ extension PathComponent {
                 PathDiagnostics.report(error)
                 return nil
             }
-            let connection = variable.connect(receiver: receiver, site: site) { value, author in
+            var start: (value: Any?, next: AnyObject?) = (nil, nil)
+            // The object in the starting value is found after unlocking (the cast may call
+            // into the value's type).
+            let connection = variable.connect(
+                receiver: receiver, site: site, initial: { start.value = $0 }
+            ) { value, author in
                 changed(value, leadsOn ? PathLink.object(in: value) : nil, author)
             }
-            return VariableLink(variable, connection: connection, shape: .dynamic)
+            if leadsOn { start.next = PathLink.object(in: start.value) }
+            return VariableLink(variable, connection: connection, shape: .dynamic, start: start)
         }
     }
 }

@@ -8,6 +8,11 @@ class PathLink {
     /// from the property, else nil), and the change's author.
     typealias Changed = (_ value: Any, _ next: AnyObject?, _ author: AnyAuthor) -> Void
 
+    /// The property's value when the link's observation started (every later change arrives as
+    /// a message), and the object in it (when the path goes on from the property). A link to a
+    /// variable reads both in the same step as it starts; by default they are read now.
+    var start: (value: Any?, next: AnyObject?) { (read(), next()) }
+
     /// Ends the link's observations.
     func end() {}
 
@@ -39,11 +44,19 @@ final class VariableLink: PathLink {
     private let connection: ConnectionBase
     private let shape: ObjectShape
 
-    init(_ variable: any AnyVariable, connection: ConnectionBase, shape: ObjectShape) {
+    private let started: (value: Any?, next: AnyObject?)
+
+    init(
+        _ variable: any AnyVariable, connection: ConnectionBase, shape: ObjectShape,
+        start: (value: Any?, next: AnyObject?)
+    ) {
         self.variable = variable
         self.connection = connection
         self.shape = shape
+        started = start
     }
+
+    override var start: (value: Any?, next: AnyObject?) { started }
 
     override func end() { connection.end() }
     override func read() -> Any? { variable?.anyValue }

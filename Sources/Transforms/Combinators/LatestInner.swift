@@ -1,45 +1,100 @@
 import Messaging
 
 /// The one implementation of "switch to latest", shared by the stand-alone ``SwitchToLatest``
-/// and the ad hoc `flatMapLatest`: it observes one inner object at a time and forwards its
-/// messages; switching observes the new inner object before letting go of the old one.
+/// and the ad hoc `flatMapLatest`, on Herald's re-wiring engine (``SwitchEngine``): it observes
+/// one inner object at a time and forwards its messages.
 ///
-/// When the new inner object is an ``ObservableCache``, switching also forwards its
-/// ``ObservableCache/latestMessage``: re-wiring to another object is a change of state that the
-/// observer must hear about (this is what a key path does when an intermediate object changes).
+/// Selections and inner messages are handled one at a time, in order, so `forward` never runs
+/// concurrently with itself, and a message of an inner object that was replaced meanwhile is
+/// dropped. When the new inner object is an ``ObservableCache``, switching also forwards its
+/// ``ObservableCache/latestMessage``, read in the same step as its observation starts:
+/// re-wiring to another object is a change of state that the observer must hear about (this is
+/// what a key path does when an intermediate object changes).
 @usableFromInline
-final class LatestInner<Inner: ObservableObject>: @unchecked Sendable {
-    // Both immutable; `OriginLink` is thread-safe.
-    private let link: OriginLink<Inner>
+final class LatestInner<Inner: ObservableObject>: SwitchEngineClient, @unchecked Sendable {
+    @usableFromInline
+    enum Event {
+        /// Observe this inner object (nil: none, "unreachable"); forward its latest message if
+        /// `announce` and it has one.
+        case select(Inner?, announce: Bool)
+        /// Select what this returns, from the origin's state read now, without announcing it
+        /// (the initial wiring).
+        case start(() -> Inner?)
+        /// A message of the inner object.
+        case message(Inner.Message)
+    }
+
+    @usableFromInline let switchEngine = SwitchEngine<Event>(levels: 1)
+    private let site: DeclarationSite
     private let forward: (Inner.Message, AnyAuthor) -> Void
+    // `lock` guards `current`, which `inner` reads from any thread; only the handling of events
+    // (one at a time) changes it.
+    private let lock = Lock()
+    @exclusivity(unchecked) private var current: (inner: Inner, connection: ConnectionBase)?
 
     @usableFromInline
     init(site: DeclarationSite, forward: @escaping (Inner.Message, AnyAuthor) -> Void) {
+        self.site = site
         self.forward = forward
-        link = OriginLink(origin: nil, site: site, forward: forward)
+        switchEngine.start(for: self, site: site)
+    }
+
+    deinit {
+        current?.connection.detachFromMessenger()
     }
 
     /// The inner object observed now.
-    var inner: Inner? { link.origin }
+    var inner: Inner? { lock.withLock { current?.inner } }
 
-    /// Observes `inner` instead of the current inner object (nil: none, "unreachable").
+    /// Observes `inner` instead of the current inner object (nil: none, "unreachable"), and
+    /// forwards its latest message, on behalf of `author`, if it is a cache.
     @usableFromInline
     func switchTo(_ inner: Inner?, author: AnyAuthor) {
-        link.origin = inner
-        if let inner, let latest = latestMessageIfCache(of: inner) { forward(latest, author) }
+        switchEngine.send(.select(inner, announce: true), from: author)
     }
 
-    /// Observes `inner` without forwarding anything (the initial wiring).
+    /// The initial wiring: observes the object that `select` returns, called in turn with the
+    /// other events, so it reads the origin's state after the origin's observation started
+    /// (whatever changes it later arrives as a message). Forwards nothing.
     @usableFromInline
-    func start(with inner: Inner?) {
-        link.origin = inner
+    func start(selecting select: @escaping () -> Inner?) {
+        switchEngine.send(.start(select), from: self)
     }
-}
 
-/// Pulls the latest message out of an object that may be an ``ObservableCache``.
-@usableFromInline
-func latestMessageIfCache<Object: ObservableObject>(of object: Object) -> Object.Message? {
-    func latest<Cache: ObservableCache>(of cache: Cache) -> Any { cache.latestMessage }
-    guard let cache = object as? any ObservableCache else { return nil }
-    return latest(of: cache) as? Object.Message
+    @usableFromInline func handle(_ event: Event, from author: AnyAuthor) {
+        switch event {
+        case .message(let message):
+            forward(message, author)
+        case .select(let inner, let announce):
+            rewire(to: inner, announcing: announce, from: author)
+        case .start(let select):
+            rewire(to: select(), announcing: false, from: author)
+        }
+    }
+
+    private func rewire(to inner: Inner?, announcing announce: Bool, from author: AnyAuthor) {
+        var started: (inner: Inner, connection: ConnectionBase)?
+        var latest: Inner.Message?
+        if let inner {
+            let tag = switchEngine.tag(level: 0)
+            let engine = switchEngine
+            let (connection, read) = inner.connectReadingLatest(site: site) { message, author in
+                #if DEBUG
+                    SwitchTestHooks.beforeForwarding?()
+                #endif
+                engine.send(.message(message), tag: tag, from: author)
+            }
+            started = (inner, connection)
+            latest = read
+        } else {
+            switchEngine.invalidate(from: 0)
+        }
+        // The replaced inner object and connection are released after unlocking.
+        let replaced = lock.withLock {
+            defer { current = started }
+            return current
+        }
+        replaced?.connection.detachFromMessenger()
+        if announce, let latest { forward(latest, author) }
+    }
 }

@@ -32,9 +32,13 @@ public final class SwitchToLatest<Origin: ObservableObject, Inner: ObservableObj
             core.send(message, from: author)
         }
         self.latest = latest
-        if let current = latestMessageIfCache(of: origin) { latest.start(with: select(current)) }
         link = OriginLink(origin: origin, site: site) { message, author in
             latest.switchTo(select(message), author: author)
+        }
+        // Over a cache, wire to what its current message selects, read once the origin is
+        // observed: a change after that arrives as a message.
+        if origin is any ObservableCache {
+            latest.start { latestMessageIfCache(of: origin).flatMap(select) }
         }
         super.init(core: core)
     }
@@ -88,12 +92,13 @@ extension ObservationChain {
     ) -> ObservationChain<Origin, Inner.Message> {
         let site = self.site
         let current = self.current
-        return appending { (downstream: @escaping (Inner.Message, AnyAuthor) -> Void) in
+        return appending(startingStage: { downstream, whenStarted in
             let latest = LatestInner<Inner>(site: site, forward: downstream)
-            // Over a cache, wire to the current selection at once, as the stand-alone form does.
-            if let now = current() { latest.start(with: select(now)) }
+            // Over a cache, wire to the current selection as soon as the origin is observed, as
+            // the stand-alone form does.
+            whenStarted.append { latest.start { current().flatMap(select) } }
             return { message, author in latest.switchTo(select(message), author: author) }
-        }
+        })
     }
 
     /// Forwards the messages of the latest observable object in the chain (see

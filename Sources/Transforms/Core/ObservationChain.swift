@@ -19,8 +19,12 @@ public struct ObservationChain<Origin: ObservableObject, Message> {
     /// to". Each transform wraps the downstream closure (continuation-passing), so a stage may
     /// also keep per-observation state, such as a combinator's current inner object, in a box
     /// that the origin's connection owns and frees when the observation ends.
+    /// A stage that must act once the observation has started (a combinator wiring itself to
+    /// the origin's current state, which it must read after the origin's connection exists, so
+    /// that no change falls in between) appends that action to `whenStarted`.
     @usableFromInline typealias Build = (
-        _ downstream: @escaping (Message, AnyAuthor) -> Void
+        _ downstream: @escaping (Message, AnyAuthor) -> Void,
+        _ whenStarted: inout [() -> Void]
     ) -> (Origin.Message, AnyAuthor) -> Void
 
     @usableFromInline let receiver: Receiver
@@ -52,10 +56,25 @@ public struct ObservationChain<Origin: ObservableObject, Message> {
                 _ downstream: @escaping (Next, AnyAuthor) -> Void
             ) -> (Message, AnyAuthor) -> Void
     ) -> ObservationChain<Origin, Next> {
+        appending(startingStage: { downstream, _ in stage(downstream) })
+    }
+
+    /// The chain extended by a stage that may also act once the observation started (see
+    /// `Build`).
+    @inlinable
+    func appending<Next>(
+        startingStage stage:
+            @escaping (
+                _ downstream: @escaping (Next, AnyAuthor) -> Void,
+                _ whenStarted: inout [() -> Void]
+            ) -> (Message, AnyAuthor) -> Void
+    ) -> ObservationChain<Origin, Next> {
         let build = self.build
         return ObservationChain<Origin, Next>(
             receiver: receiver, origin: origin, site: site, current: { nil }
-        ) { downstream in build(stage(downstream)) }
+        ) { downstream, whenStarted in
+            build(stage(downstream, &whenStarted), &whenStarted)
+        }
     }
 
     /// The chain extended by a transform that turns each message into zero or one message.
@@ -70,10 +89,13 @@ public struct ObservationChain<Origin: ObservableObject, Message> {
         return ObservationChain<Origin, Next>(
             receiver: receiver, origin: origin, site: site,
             current: { current().flatMap { transform($0, origin) } }
-        ) { downstream in
-            build { message, author in
-                if let transformed = transform(message, author) { downstream(transformed, author) }
-            }
+        ) { downstream, whenStarted in
+            build(
+                { message, author in
+                    if let transformed = transform(message, author) {
+                        downstream(transformed, author)
+                    }
+                }, &whenStarted)
         }
     }
 
@@ -88,8 +110,8 @@ public struct ObservationChain<Origin: ObservableObject, Message> {
         return ObservationChain<Origin, Next>(
             receiver: receiver, origin: origin, site: site,
             current: { current().map(transform) }
-        ) { downstream in
-            build { message, author in downstream(transform(message), author) }
+        ) { downstream, whenStarted in
+            build({ message, author in downstream(transform(message), author) }, &whenStarted)
         }
     }
 
@@ -106,10 +128,11 @@ public struct ObservationChain<Origin: ObservableObject, Message> {
         return ObservationChain<Origin, Message>(
             receiver: receiver, origin: origin, site: site,
             current: { current().flatMap { isIncluded($0, origin) ? $0 : nil } }
-        ) { downstream in
-            build { message, author in
-                if isIncluded(message, author) { downstream(message, author) }
-            }
+        ) { downstream, whenStarted in
+            build(
+                { message, author in
+                    if isIncluded(message, author) { downstream(message, author) }
+                }, &whenStarted)
         }
     }
 
@@ -127,7 +150,10 @@ public struct ObservationChain<Origin: ObservableObject, Message> {
     /// author.
     @inlinable
     public func receive(_ receive: @escaping (Message, AnyAuthor) -> Void) {
-        _ = origin.messenger.core.connect(receiver: receiver, site: site, receive: build(receive))
+        var whenStarted: [() -> Void] = []
+        let handler = build(receive, &whenStarted)
+        _ = origin.messenger.core.connect(receiver: receiver, site: site, receive: handler)
+        for start in whenStarted { start() }
     }
 }
 
@@ -146,6 +172,6 @@ extension Observer {
             receiver: receiver, origin: observable,
             site: DeclarationSite(fileID: fileID, line: line),
             current: { latestMessageIfCache(of: observable) }
-        ) { downstream in downstream }
+        ) { downstream, _ in downstream }
     }
 }

@@ -1,0 +1,247 @@
+import Transforms
+
+/// The wiring of a path from its root: a client of Herald's re-wiring engine (``SwitchEngine``)
+/// with one level per component. It keeps one observation per attached component, tagged with
+/// the engine, and re-wires the components after one whose object changed; the end value goes
+/// to the path's typed end (``PathEnd``).
+///
+/// Everything that changes the wiring — the initial wiring, a change at any level (which may
+/// arrive on any thread, for different components at once), the end of the root's observation —
+/// is an event of the engine, handled one at a time, outside any lock (attaching may start
+/// observations and run their observation-state handlers), in acceptance order. A change from a
+/// link that was replaced meanwhile is stale and dropped.
+///
+/// Not generic, so that handling a change looks up no generic metadata.
+@usableFromInline
+final class PathWiring: SwitchEngineClient, @unchecked Sendable {
+    @usableFromInline
+    enum Event {
+        /// Wire the whole path from the root (once, at the start).
+        case wire
+        /// The property at `level` changed to `value`; `next` is the object in it if the path
+        /// goes on from there.
+        case changed(level: Int, value: Any?, next: AnyObject?)
+        /// The observation of the root's property ended from the observed side: the root died,
+        /// or its property stopped being observed.
+        case rootEnded
+    }
+
+    @usableFromInline let switchEngine: SwitchEngine<Event>
+    // Guarded by `lock`. `links` and `end` change only while an event is handled and in
+    // `stop()` (which also lets go of `end`, the path's typed end, breaking the cycle with it).
+    private let lock = Lock()
+    @exclusivity(unchecked) private var links: [PathLink] = []
+    @exclusivity(unchecked) private var end: PathEnd?
+    @exclusivity(unchecked) private var stopped = false
+    @exclusivity(unchecked) private var endPropertyHandler: (() -> Void)?
+    @exclusivity(unchecked) private var endHandler: (() -> Void)?
+    /// The path object (the ``ObservedPath``), the author of the last update when the root dies.
+    @exclusivity(unchecked) private weak var pathObject: AnyObject?
+    private weak var root: AnyObject?
+    private let components: [PathComponent]
+    private let site: DeclarationSite
+    /// Owns the observation of the root's property, to hear when the root (and so that
+    /// observation) dies: then the path is evaluated again from the root.
+    private let rootReceiver: Receiver
+
+    init(root: AnyObject, components: [PathComponent], site: DeclarationSite) {
+        self.root = root
+        self.components = components
+        self.site = site
+        let engine = SwitchEngine<Event>(levels: components.count)
+        switchEngine = engine
+        rootReceiver = Receiver { [weak engine] in
+            guard let engine else { return }
+            engine.send(.rootEnded, from: engine)
+        }
+        engine.start(for: self, site: site)
+    }
+
+    /// Wires the whole path now, through the engine like every later change, so that a change
+    /// made meanwhile is handled after it; `end` gets the starting end value, and no update.
+    /// (No other thread delivers the engine's events yet, so this one handles it before
+    /// returning.)
+    func start(end: PathEnd, author: AnyAuthor) {
+        lock.withLock { self.end = end }
+        switchEngine.send(.wire, from: author)
+    }
+
+    /// Whether the path still runs: not stopped, and the root is alive.
+    var isActive: Bool {
+        lock.withLock { !stopped } && root != nil
+    }
+
+    /// Sets the property at the end of the path; false if it is unreachable.
+    func write(_ value: Any, as author: AnyAuthor) -> Bool {
+        let end = lock.withLock { links.count == components.count ? links.last : nil }
+        return end?.write(value, as: author) ?? false
+    }
+
+    /// Sets the path object (once, right after it is made).
+    func setAuthor(_ path: AnyObject) {
+        lock.withLock { pathObject = path }
+    }
+
+    func setEndPropertyHandler(_ handler: @escaping () -> Void) {
+        _ = exchange(\.endPropertyHandler, with: handler)  // the old one is released unlocked
+    }
+
+    func setEndHandler(_ handler: @escaping () -> Void) {
+        _ = exchange(\.endHandler, with: handler)
+    }
+
+    /// Replaces a handler under the lock and returns the old one, for the caller to call or
+    /// release after unlocking.
+    private func exchange(
+        _ handler: ReferenceWritableKeyPath<PathWiring, (() -> Void)?>,
+        with new: (() -> Void)?
+    ) -> (() -> Void)? {
+        lock.withLock {
+            defer { self[keyPath: handler] = new }
+            return self[keyPath: handler]
+        }
+    }
+
+    /// Ends every observation; safe to call while a change is being handled.
+    func stop() {
+        let (detached, end, endHandler) = lock.withLock {
+            stopped = true
+            defer {
+                links = []
+                self.end = nil
+                self.endHandler = nil
+            }
+            return (links, self.end, self.endHandler)
+        }
+        for link in detached { link.end() }
+        // No event is handled after this returns, except one whose handling had begun.
+        switchEngine.stop()
+        _ = end
+        endHandler?()
+    }
+
+    /// The path's typed end, unless the path stopped.
+    private var runningEnd: PathEnd? {
+        lock.withLock { stopped ? nil : end }
+    }
+
+    /// Handles an event (one at a time, outside any lock). A manual trigger
+    /// (``Inspector/trigger(_:)-(String)``) of a property along the path sends the end value even
+    /// though it did not change.
+    @usableFromInline func handle(_ event: Event, from author: AnyAuthor) {
+        switch event {
+        case .changed(let level, let value, let next):
+            guard let end = runningEnd else { return }
+            let forced = author === ManualTrigger.author
+            if level == components.count - 1 {
+                end.publish(value, from: author, forced: forced)
+            } else {
+                // An object along the path changed: re-wire everything after it.
+                rewire(after: level, object: next, to: end, from: author, forced: forced)
+            }
+        case .wire:
+            let (attached, endValue) = attach(from: 0, object: root)
+            let end = lock.withLock { () -> PathEnd? in
+                guard !stopped else { return nil }
+                links = attached
+                return self.end
+            }
+            guard let end else {
+                for link in attached { link.end() }
+                return
+            }
+            end.start(with: endValue)
+        case .rootEnded:
+            guard let end = runningEnd else { return }
+            // The update this causes has no author of its own: the path is its author.
+            let path = lock.withLock { pathObject } ?? author
+            if let root {
+                // Not a death: the root's property stopped being observed. Observe it again.
+                rewire(after: -1, object: root, to: end, from: path, forced: false)
+                return
+            }
+            // The root died: a last update to unreachable, then the path is over, and so is
+            // every observation of it (which frees an ad hoc observation's path, handler and
+            // all), once that update reached them, even if another delivery runs.
+            rewire(after: -1, object: nil, to: end, from: path, forced: false)
+            stop()
+            end.finish()
+        }
+    }
+
+    /// Attaches the components from `level` on, starting at `object`; returns the links and the
+    /// end value (nil where the path became unreachable). Each link is tagged, which makes the
+    /// changes of the links it replaces stale.
+    private func attach(from level: Int, object: AnyObject?) -> ([PathLink], Any?) {
+        var attached: [PathLink] = []
+        var object = object
+        for index in level..<components.count {
+            guard let current = object else {
+                switchEngine.invalidate(from: index)
+                return (attached, nil)
+            }
+            let receiver = index == 0 ? rootReceiver : nil
+            let tag = switchEngine.tag(level: index)
+            let isEnd = index == components.count - 1
+            let changed: PathLink.Changed = { [switchEngine] value, next, author in
+                switchEngine.send(
+                    .changed(level: index, value: value, next: next), tag: tag, from: author)
+            }
+            guard let link = components[index].attach(current, receiver, site, !isEnd, changed)
+            else {
+                switchEngine.invalidate(from: index)
+                return (attached, nil)
+            }
+            attached.append(link)
+            let start = link.start
+            if isEnd { return (attached, start.value) }
+            object = start.next
+            #if DEBUG
+                PathTestHooks.afterAttaching?(index)
+            #endif
+        }
+        return (attached, nil)
+    }
+
+    /// Replaces the links after `level` by new ones starting at `object`, then publishes the end
+    /// value.
+    private func rewire(
+        after level: Int, object: AnyObject?, to end: PathEnd, from author: AnyAuthor,
+        forced: Bool
+    ) {
+        let (attached, endValue) = attach(from: level + 1, object: object)
+        let (detached, installed, endHandler) = lock.withLock {
+            () -> ([PathLink], Bool, (() -> Void)?) in
+            guard !stopped, level < links.count else { return (attached, false, nil) }
+            let detached = Array(links[(level + 1)...])
+            links.replaceSubrange((level + 1)..., with: attached)
+            let reachesEnd = links.count == components.count
+            return (detached, true, reachesEnd ? endPropertyHandler : nil)
+        }
+        for old in detached { old.end() }
+        guard installed else { return }
+        end.publish(endValue, from: author, forced: forced)
+        endHandler?()
+    }
+}
+
+/// The typed end of a path, which a ``PathWiring`` feeds with end values (nil: unreachable).
+protocol PathEnd: AnyObject {
+    /// The end value when the path was wired: no update.
+    func start(with value: Any?)
+    /// A new end value: an update if it changed (or if `forced`).
+    func publish(_ value: Any?, from author: AnyAuthor, forced: Bool)
+    /// The root died and the last update was published: end the path's observations once it
+    /// reached them.
+    func finish()
+}
+
+#if DEBUG
+    /// Test hooks of the path engine, task-local so that tests running in parallel do not see
+    /// each other's.
+    package enum PathTestHooks {
+        /// Runs while a path is wired, after the component at `level` was attached and the object
+        /// it leads to was read.
+        @TaskLocal package static var afterAttaching: (@Sendable (_ level: Int) -> Void)?
+    }
+#endif

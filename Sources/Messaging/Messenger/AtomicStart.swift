@@ -1,0 +1,48 @@
+/// An ``ObservableCache`` whose latest message lives under its messenger's lock, so that an
+/// observation can start and read it in one atomic step: the message read is exactly the state
+/// that every later message of the observation changes.
+package protocol LockedLatestMessage: ObservableCache {
+    /// The latest message, read while the messenger's lock is held: must not lock, must not call
+    /// user code.
+    var latestMessageWhileLocked: Message { get }
+}
+
+extension Variable: LockedLatestMessage {
+    package var latestMessageWhileLocked: Update<Value> { Update(storedValue, storedValue) }
+}
+
+extension ObservableObject {
+    /// Starts an observation (owned by no receiver) and reads the state it starts from: the
+    /// latest message if this object is an ``ObservableCache``, else nil. For a
+    /// ``LockedLatestMessage`` the read and the start are one atomic step; for another cache the
+    /// read follows the start, so a message sent in between may already be part of what is read.
+    package func connectReadingLatest(
+        site: DeclarationSite, receive: @escaping (Message, AnyAuthor) -> Void
+    ) -> (connection: Connection<Message>, latest: Message?) {
+        let core = messenger.core
+        guard let locked = self as? any LockedLatestMessage else {
+            let connection = core.connect(receiver: nil, site: site, receive: receive)
+            return (connection, latestMessageIfCache(of: self))
+        }
+        var latest: Message?
+        let connection = core.connect(
+            receiver: nil, site: site,
+            atStart: { latest = locked.anyLatestMessageWhileLocked as? Message },
+            receive: receive)
+        return (connection, latest)
+    }
+}
+
+extension LockedLatestMessage {
+    /// The latest message, read under the lock, in an `Any` (for callers that hold an
+    /// existential).
+    fileprivate var anyLatestMessageWhileLocked: Any { latestMessageWhileLocked }
+}
+
+/// The latest message of `object` if it is an ``ObservableCache``, else nil.
+@usableFromInline
+package func latestMessageIfCache<Object: ObservableObject>(of object: Object) -> Object.Message? {
+    func latest<Cache: ObservableCache>(of cache: Cache) -> Any { cache.latestMessage }
+    guard let cache = object as? any ObservableCache else { return nil }
+    return latest(of: cache) as? Object.Message
+}
