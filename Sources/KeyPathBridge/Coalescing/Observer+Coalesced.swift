@@ -16,7 +16,8 @@ extension Observer {
     /// The block receives the observer and the root, so it need not capture either; both are
     /// held strongly only from the moment a change schedules the block until it ran (otherwise
     /// weakly: a block whose observer or root is gone is not run). The observation lasts as long
-    /// as the observer (or until `observer.stopObserving()`). Starting sends nothing. Blocks run
+    /// as the observer, or until `observer.stopObserving(root)` or `observer.stopObserving()`.
+    /// Starting sends nothing. Blocks run
     /// in `coalescer`'s flushes: ``Coalescer/main`` (the main queue) by default.
     public func observeCoalesced<Root: AnyObject, each Value>(
         _ root: Root, _ paths: repeat PropertyPath<Root, each Value>,
@@ -28,20 +29,19 @@ extension Observer {
             guard let observer = self, let root else { return nil }
             return { block(observer, root) }
         }
+        // Filed under the root, for `stopObserving(root)` and `isObserving(root)`.
+        let group = PathRoot.group(of: root)
         for path in repeat each paths {
             if path.components.count == 1, path.components[0].isOwnedByReceiver {
                 // One variable of the root never re-wires: observe it directly.
-                _ = path.components[0].attach(root, receiver, site, false) { _, _, _ in
+                _ = path.components[0].attach(root, receiver, group, site, false) { _, _, _ in
                     coalescer.schedule(entry)
                 }
                 continue
             }
             let observed = ObservedPath(root, path, fileID: fileID, line: line)
             // The observation (owned by this observer) holds the observed path and the entry.
-            _ = observed.messenger.core.connect(receiver: receiver, site: site) {
-                [observed] _, _ in
-                withExtendedLifetime(observed) { coalescer.schedule(entry) }
-            }
+            observe(observed, root: root, site: site) { _ in coalescer.schedule(entry) }
         }
     }
 

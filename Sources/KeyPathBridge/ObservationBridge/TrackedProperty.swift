@@ -16,7 +16,7 @@ extension PathComponent {
         let shape = ObjectShape(Value.self)
         nameBox = name
         isOwnedByReceiver = false
-        attach = { object, _, _, leadsOn, changed in
+        attach = { object, _, _, _, leadsOn, changed in
             // The typed `PropertyPath` only ever passes an `Object` here.
             let object = unsafeDowncast(object, to: Object.self)
             let learnName = { (object: Object) in

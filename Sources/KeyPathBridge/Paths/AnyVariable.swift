@@ -6,10 +6,10 @@ protocol AnyVariable: AnyObject {
     var anyValue: Any { get }
     /// Observes the variable, calling `changed` with each new value and its author; passes the
     /// value it starts from to `initial`, in the same step (under the variable's lock: `initial`
-    /// must not call user code).
+    /// must not call user code). With a `group`, the receiver files the observation under it.
     func connect(
-        receiver: Receiver?, site: DeclarationSite, initial: (Any) -> Void,
-        changed: @escaping (Any, AnyAuthor) -> Void
+        receiver: Receiver?, site: DeclarationSite, groupedUnder group: ObjectIdentifier?,
+        initial: (Any) -> Void, changed: @escaping (Any, AnyAuthor) -> Void
     ) -> ConnectionBase
     /// Sets the value if it has the variable's type; false otherwise.
     func setAny(_ value: Any, as author: AnyAuthor) -> Bool
@@ -29,11 +29,11 @@ extension Variable: AnyVariable {
     var anyValue: Any { value }
 
     func connect(
-        receiver: Receiver?, site: DeclarationSite, initial: (Any) -> Void,
-        changed: @escaping (Any, AnyAuthor) -> Void
+        receiver: Receiver?, site: DeclarationSite, groupedUnder group: ObjectIdentifier?,
+        initial: (Any) -> Void, changed: @escaping (Any, AnyAuthor) -> Void
     ) -> ConnectionBase {
-        connect(receiver: receiver, site: site, initial: { initial($0) }) { update, author in
-            changed(update.new, author)
+        connect(receiver: receiver, site: site, groupedUnder: group, initial: { initial($0) }) {
+            update, author in changed(update.new, author)
         }
     }
 

@@ -57,10 +57,12 @@ public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?
     /// Whether the path is still observed: neither stopped nor ended by the root's death.
     public var isActive: Bool { tracker.isActive }
 
-    /// Stops observing the path: no more updates; ``value`` keeps the last end value. Calling it
-    /// again is harmless.
+    /// Stops observing the path: no more updates; ``value`` keeps the last end value. Every
+    /// observation of the path ends too, once what was sent before reached it (so the ad hoc
+    /// observation that returned this path ends, and frees it). Calling it again is harmless.
     public func stop() {
         tracker.stop()
+        core.disconnectAllAfterDeliveries()
     }
 
     /// Sets the property at the end of the path, on behalf of `author`; false if the path is

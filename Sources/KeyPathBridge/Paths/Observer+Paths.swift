@@ -3,7 +3,7 @@ import Transforms
 // `observer.observe(root, \.$a, \.$b, …) { value in }` for paths of 1 to 4 properties. Each
 // intermediate property may hold an object or an optional object, so the arities are spelled out
 // by hand (every overload builds a `PropertyPath` and calls the one implementation below); the
-// engine rebuild (issue 10) makes them generic over a property protocol.
+// engine rebuild (issue 10) makes them generic over a property protocol. Each returns the path.
 
 extension Observer {
     /// Observes the end value of `path` from `root`: `receive` gets the new end value, or `nil`
@@ -13,16 +13,39 @@ extension Observer {
     /// observer.observe(cache, PropertyPath(\.$currentUser).appending(\.$address)) { address in }
     /// ```
     ///
-    /// The observation lasts as long as the observer (or until `observer.stopObserving()`).
+    /// The observation lasts as long as the observer, or until `observer.stopObserving(root)`,
+    /// `observer.stopObserving()`, or the root's death. It returns the path: ignore it, or keep
+    /// it to read ``ObservedPath/value`` or to ``ObservedPath/stop()`` this one observation.
+    ///
+    /// ```swift
+    /// let zip = observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
+    /// zip.value    // the current end value
+    /// zip.stop()   // ends this observation only
+    /// ```
+    @discardableResult
     public func observe<Root: AnyObject, Value>(
         _ root: Root, _ path: PropertyPath<Root, Value>, fileID: StaticString = #fileID,
         line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         let observed = ObservedPath(root, path, fileID: fileID, line: line)
-        // The observation holds the path; it ends with the observer (or a stop).
-        observe(observed, fileID: fileID, line: line) { [observed] update in
-            withExtendedLifetime(observed) { receive(update.new) }
+        observe(observed, root: root, site: DeclarationSite(fileID: fileID, line: line)) {
+            receive($0.new)
         }
+        return observed
+    }
+
+    /// Starts the ad hoc observation of `observed`, a path from `root`: it holds the path, ends
+    /// with the observer (or a stop), and is filed under the root, for `stopObserving(root)`
+    /// and `isObserving(root)`.
+    func observe<Root: AnyObject, Value>(
+        _ observed: ObservedPath<Root, Value>, root: Root, site: DeclarationSite,
+        receive: @escaping (Update<Value?>) -> Void
+    ) {
+        _ = observed.messenger.core.connect(
+            receiver: receiver, site: site, groupedUnder: PathRoot.group(of: root),
+            handler: .message { [observed] update in
+                withExtendedLifetime(observed) { receive(update) }
+            })
     }
 
     /// Observes the end value of the path of 1 property from `root`; `receive` gets the new
@@ -31,10 +54,11 @@ extension Observer {
     /// ```swift
     /// observer.observe(settings, \.$volume) { volume in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(root, PropertyPath(p1), fileID: fileID, line: line, receive: receive)
     }
 
@@ -44,10 +68,11 @@ extension Observer {
     /// ```swift
     /// observer.observe(document, \.$owner, \.$name) { name in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, A: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(root, PropertyPath(p1).appending(p2), fileID: fileID, line: line, receive: receive)
     }
 
@@ -57,10 +82,11 @@ extension Observer {
     /// ```swift
     /// observer.observe(document, \.$owner, \.$name) { name in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, A: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(root, PropertyPath(p1).appending(p2), fileID: fileID, line: line, receive: receive)
     }
 
@@ -70,11 +96,12 @@ extension Observer {
     /// ```swift
     /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B>>,
         _ p3: KeyPath<B, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
             receive: receive)
@@ -86,11 +113,12 @@ extension Observer {
     /// ```swift
     /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B?>>,
         _ p3: KeyPath<B, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
             receive: receive)
@@ -102,11 +130,12 @@ extension Observer {
     /// ```swift
     /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B>>,
         _ p3: KeyPath<B, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
             receive: receive)
@@ -118,11 +147,12 @@ extension Observer {
     /// ```swift
     /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B?>>,
         _ p3: KeyPath<B, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
             receive: receive)
@@ -134,11 +164,12 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B>>,
         _ p3: KeyPath<B, Variable<C>>, _ p4: KeyPath<C, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)
@@ -150,11 +181,12 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B>>,
         _ p3: KeyPath<B, Variable<C?>>, _ p4: KeyPath<C, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)
@@ -166,11 +198,12 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B?>>,
         _ p3: KeyPath<B, Variable<C>>, _ p4: KeyPath<C, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)
@@ -182,11 +215,12 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B?>>,
         _ p3: KeyPath<B, Variable<C?>>, _ p4: KeyPath<C, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)
@@ -198,11 +232,12 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B>>,
         _ p3: KeyPath<B, Variable<C>>, _ p4: KeyPath<C, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)
@@ -214,11 +249,12 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B>>,
         _ p3: KeyPath<B, Variable<C?>>, _ p4: KeyPath<C, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)
@@ -230,11 +266,12 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B?>>,
         _ p3: KeyPath<B, Variable<C>>, _ p4: KeyPath<C, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)
@@ -246,11 +283,12 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
+    @discardableResult
     public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
         _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B?>>,
         _ p3: KeyPath<B, Variable<C?>>, _ p4: KeyPath<C, Variable<Value>>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) {
+    ) -> ObservedPath<Root, Value> {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)

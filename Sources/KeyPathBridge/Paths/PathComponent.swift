@@ -22,10 +22,12 @@ struct PathComponent: @unchecked Sendable {
     /// when another change was made meanwhile.)
     /// Nil when the component cannot be resolved on `object` (a string path naming a property the
     /// object does not have; reported as a diagnostic): the rest of the path is unreachable.
+    /// With a `group` (and a receiver), the receiver files the observation under the object
+    /// whose identity that is (a path's root, for `observer.stopObserving(root)`).
     let attach:
         (
-            _ object: AnyObject, _ receiver: Receiver?, _ site: DeclarationSite, _ leadsOn: Bool,
-            _ changed: @escaping PathLink.Changed
+            _ object: AnyObject, _ receiver: Receiver?, _ group: ObjectIdentifier?,
+            _ site: DeclarationSite, _ leadsOn: Bool, _ changed: @escaping PathLink.Changed
         ) -> PathLink?
 
     /// A component for the variable that `keyPath` leads to.
@@ -34,13 +36,13 @@ struct PathComponent: @unchecked Sendable {
         let shape = ObjectShape(Value.self)
         nameBox = name
         isOwnedByReceiver = true
-        attach = { object, receiver, site, leadsOn, changed in
+        attach = { object, receiver, group, site, leadsOn, changed in
             // The typed `PropertyPath` only ever passes an `Object` here.
             let variable = unsafeDowncast(object, to: Object.self)[keyPath: keyPath]
             name.learn(from: object, variable: variable)
             var start: (value: Any?, next: AnyObject?) = (nil, nil)
             let connection = variable.connect(
-                receiver: receiver, site: site,
+                receiver: receiver, site: site, groupedUnder: group,
                 initial: { start = ($0, leadsOn ? shape.object(in: $0) : nil) }
             ) { update, author in
                 changed(update.new, leadsOn ? shape.object(in: update.new) : nil, author)
@@ -58,12 +60,13 @@ extension PathComponent {
     init(named name: String, in path: String) {
         nameBox = ComponentName(name)
         isOwnedByReceiver = true
-        attach = { object, receiver, site, leadsOn, changed in
+        attach = { object, receiver, group, site, leadsOn, changed in
             if name == "*" {  // always the last component
                 let properties = ObservableProperties.all(of: object)
                 let connections = properties.map { property in
-                    property.variable.connect(receiver: receiver, site: site, initial: { _ in }) {
-                        value, author in
+                    property.variable.connect(
+                        receiver: receiver, site: site, groupedUnder: group, initial: { _ in }
+                    ) { value, author in
                         changed((property: property.name, value: value), nil, author)
                     }
                 }
@@ -80,7 +83,8 @@ extension PathComponent {
             // The object in the starting value is found after unlocking (the cast may call
             // into the value's type).
             let connection = variable.connect(
-                receiver: receiver, site: site, initial: { start.value = $0 }
+                receiver: receiver, site: site, groupedUnder: group,
+                initial: { start.value = $0 }
             ) { value, author in
                 changed(value, leadsOn ? PathLink.object(in: value) : nil, author)
             }

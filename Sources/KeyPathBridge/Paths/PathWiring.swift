@@ -187,7 +187,8 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
                 switchEngine.send(
                     .changed(level: index, value: value, next: next), tag: tag, from: author)
             }
-            guard let link = components[index].attach(current, receiver, site, !isEnd, changed)
+            guard
+                let link = components[index].attach(current, receiver, nil, site, !isEnd, changed)
             else {
                 switchEngine.invalidate(from: index)
                 return (attached, nil)

@@ -67,13 +67,18 @@ extension Observer {
     /// ```swift
     /// try observer.observe(cache, path: "currentUser.address.zipCode") { zip in }
     /// ```
+    ///
+    /// Like the typed form, it lasts until the observer dies, `observer.stopObserving(root)`,
+    /// `observer.stopObserving()` or the root's death, and returns the path, to keep or ignore.
+    @discardableResult
     public func observe<Root: AnyObject>(
         _ root: Root, path text: String, fileID: StaticString = #fileID, line: UInt = #line,
         receive: @escaping (Any?) -> Void
-    ) throws(PathError) {
+    ) throws(PathError) -> ObservedPath<Root, Any> {
         let observed = try ObservedPath(root, path: text, fileID: fileID, line: line)
-        observe(observed, fileID: fileID, line: line) { [observed] update in
-            withExtendedLifetime(observed) { receive(update.new) }
+        observe(observed, root: root, site: DeclarationSite(fileID: fileID, line: line)) {
+            receive($0.new)
         }
+        return observed
     }
 }

@@ -218,11 +218,37 @@ package final class MessengerCore<Message>: @unchecked Sendable {
         receiver: Receiver?, site: DeclarationSite, atStart: () -> Void = {},
         handler: Handler<Message>
     ) -> Connection<Message> {
+        connect(receiver: receiver, atStart: atStart) { sequence in
+            Connection(
+                core: self, startSequence: sequence, receiver: receiver?.storage, site: site,
+                handler: handler)
+        }
+    }
+
+    /// Starts an observation that `receiver` files under `group` instead of this messenger (see
+    /// ``GroupedConnection``): `observer.stopObserving(x)` and `isObserving(x)` find it through
+    /// the object whose identity `group` is.
+    package func connect(
+        receiver: Receiver, site: DeclarationSite, groupedUnder group: ObjectIdentifier,
+        atStart: () -> Void = {}, handler: Handler<Message>
+    ) -> Connection<Message> {
+        connect(receiver: receiver, atStart: atStart) { sequence in
+            GroupedConnection(
+                core: self, startSequence: sequence, receiver: receiver.storage, site: site,
+                handler: handler, group: group)
+        }
+    }
+
+    /// Starts the observation that `make` creates from its start sequence (see
+    /// `connect(receiver:site:atStart:handler:)`).
+    @inlinable @inline(__always)
+    func connect(
+        receiver: Receiver?, atStart: () -> Void,
+        make: (_ startSequence: UInt64) -> Connection<Message>
+    ) -> Connection<Message> {
         let (connection, notify) = lock.withLock {
             atStart()
-            let connection = Connection(
-                core: self, startSequence: state.nextSequence, receiver: receiver?.storage,
-                site: site, handler: handler)
+            let connection = make(state.nextSequence)
             prepareToChangeConnections()
             state.connections.append(connection)
             let becameObserved = state.connections.liveCount == 1

@@ -68,9 +68,11 @@ package enum Handler<Message> {
 }
 
 @usableFromInline
-package final class Connection<Message>: ConnectionBase, @unchecked Sendable {
-    @usableFromInline let handler: Handler<Message>
-    @usableFromInline let core: MessengerCore<Message>
+package class Connection<Message>: ConnectionBase, @unchecked Sendable {
+    // Everything is `final` but `coreIdentity`, which ``GroupedConnection`` overrides, so that
+    // delivering costs no dynamic dispatch.
+    @usableFromInline final let handler: Handler<Message>
+    @usableFromInline final let core: MessengerCore<Message>
 
     @usableFromInline
     init(
@@ -84,13 +86,13 @@ package final class Connection<Message>: ConnectionBase, @unchecked Sendable {
 
     /// Whether the message with this sequence number is for this connection. One atomic load.
     @inlinable @inline(__always)
-    func accepts(_ sequence: UInt64) -> Bool {
+    final func accepts(_ sequence: UInt64) -> Bool {
         gate.load(ordering: .acquiring) <= sequence
     }
 
     /// Calls the handler.
     @inlinable @inline(__always)
-    func deliver(_ message: Message, from author: AnyAuthor) {
+    final func deliver(_ message: Message, from author: AnyAuthor) {
         switch handler {
         case .message(let receive): receive(message)
         case .messageAndAuthor(let receive): receive(message, author)
@@ -98,9 +100,30 @@ package final class Connection<Message>: ConnectionBase, @unchecked Sendable {
     }
 
     @usableFromInline
-    override package func detachFromMessenger() {
+    override package final func detachFromMessenger() {
         core.disconnect(self)
     }
 
     override var coreIdentity: ObjectIdentifier { ObjectIdentifier(core) }
+}
+
+/// A connection that its receiver files under another object than its messenger: an ad hoc
+/// observation of a key path is filed under the path's root, so that
+/// `observer.stopObserving(root)` and `observer.isObserving(root)` reach it.
+@usableFromInline
+final class GroupedConnection<Message>: Connection<Message>, @unchecked Sendable {
+    let group: ObjectIdentifier
+
+    @usableFromInline
+    init(
+        core: MessengerCore<Message>, startSequence: UInt64, receiver: ReceiverStorage?,
+        site: DeclarationSite, handler: Handler<Message>, group: ObjectIdentifier
+    ) {
+        self.group = group
+        super.init(
+            core: core, startSequence: startSequence, receiver: receiver, site: site,
+            handler: handler)
+    }
+
+    override var coreIdentity: ObjectIdentifier { group }
 }

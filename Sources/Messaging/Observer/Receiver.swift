@@ -35,6 +35,16 @@ public final class Receiver: Sendable {
         storage.endAllObservations()
     }
 
+    /// Ends every observation filed under `group` (see ``GroupedConnection``).
+    package func endObservations(inGroup group: ObjectIdentifier) {
+        storage.endObservations(inGroup: group)
+    }
+
+    /// Whether a running observation filed under `group` is owned here.
+    package func isObserving(inGroup group: ObjectIdentifier) -> Bool {
+        storage.isConnected(inGroup: group)
+    }
+
     #if DEBUG
         /// Test hook: `hook` runs each time an observation started by this receiver is about to
         /// be handed to it, after its messenger registered it (the window in which the observed
@@ -102,7 +112,13 @@ final class ReceiverStorage: @unchecked Sendable {
     /// Ends every owned observation of the messenger whose core is `core`.
     @usableFromInline
     func endObservations(of core: AnyObject) {
-        var taken = lock.withLock { owned.removeAll(observing: ObjectIdentifier(core)) }
+        endObservations(inGroup: ObjectIdentifier(core))
+    }
+
+    /// Ends every owned observation filed under `group`: those of the messenger core of that
+    /// identity, and those filed under it by ``GroupedConnection``.
+    func endObservations(inGroup group: ObjectIdentifier) {
+        var taken = lock.withLock { owned.removeAll(observing: group) }
         // Moved out one by one (last first), so that ending each costs no reference counting.
         while let connection = taken.popLast() { connection.detachFromMessenger() }
     }
@@ -121,6 +137,11 @@ final class ReceiverStorage: @unchecked Sendable {
     /// Whether a running observation of the messenger whose core is `core` is owned here.
     @usableFromInline
     func isConnected(to core: AnyObject) -> Bool {
-        lock.withLock { owned.containsActive(observing: ObjectIdentifier(core)) }
+        isConnected(inGroup: ObjectIdentifier(core))
+    }
+
+    /// Whether a running observation filed under `group` is owned here.
+    func isConnected(inGroup group: ObjectIdentifier) -> Bool {
+        lock.withLock { owned.containsActive(observing: group) }
     }
 }

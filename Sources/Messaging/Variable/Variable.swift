@@ -82,11 +82,19 @@ public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache {
     /// Starts an observation and passes the value it starts from to `initial`, atomically: every
     /// later change arrives as a message. `initial` runs under the lock and must not call user
     /// code.
+    ///
+    /// With a `group`, the receiver files the observation under the object whose identity that
+    /// is (a key path's root; see `MessengerCore.connect(receiver:site:groupedUnder:…)`).
     package func connect(
-        receiver: Receiver?, site: DeclarationSite, initial: (Value) -> Void,
-        receive: @escaping (Update<Value>, AnyAuthor) -> Void
+        receiver: Receiver?, site: DeclarationSite, groupedUnder group: ObjectIdentifier? = nil,
+        initial: (Value) -> Void, receive: @escaping (Update<Value>, AnyAuthor) -> Void
     ) -> Connection<Update<Value>> {
-        core.connect(
+        if let group, let receiver {
+            return core.connect(
+                receiver: receiver, site: site, groupedUnder: group,
+                atStart: { initial(storedValue) }, handler: .messageAndAuthor(receive))
+        }
+        return core.connect(
             receiver: receiver, site: site, atStart: { initial(storedValue) }, receive: receive)
     }
 

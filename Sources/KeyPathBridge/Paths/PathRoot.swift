@@ -1,0 +1,46 @@
+import Transforms
+
+/// How an observer files its path observations: under their root, so that
+/// `observer.stopObserving(root)` and `observer.isObserving(root)` reach them as they reach the
+/// observations of the root itself.
+enum PathRoot {
+    /// The identity a path observation from `root` is filed under: that of the root's messenger
+    /// core when the root is an observable object (where its own observations are filed), else
+    /// the root's.
+    static func group(of root: AnyObject) -> ObjectIdentifier {
+        func core<Observable: ObservableObject>(of observable: Observable) -> AnyObject {
+            observable.messenger.core
+        }
+        guard let observable = root as? any ObservableObject else { return ObjectIdentifier(root) }
+        return ObjectIdentifier(core(of: observable))
+    }
+}
+
+extension Observer {
+    /// Ends every path observation from `root` by this observer: ad hoc paths
+    /// (`observe(root, …)`, `observe(root, path:)`) and coalesced ones (`observeCoalesced`).
+    /// Harmless if there is none, or if `root` is nil. (For a root that is an observable object,
+    /// `stopObserving(_:)` ends its own observations and these together.)
+    ///
+    /// ```swift
+    /// viewModel.observe(document, \.$owner, \.$name) { name in }
+    /// viewModel.stopObserving(document)
+    /// ```
+    ///
+    /// - Complexity: Amortized O(1) expected per observation ended, however many other
+    ///   observations the observer has.
+    public func stopObserving<Root: AnyObject>(_ root: Root?) {
+        guard let root else { return }
+        receiver.endObservations(inGroup: PathRoot.group(of: root))
+    }
+
+    /// Whether this observer has at least one running path observation from `root` (or, for a
+    /// root that is an observable object, an observation of the root itself).
+    ///
+    /// ```swift
+    /// if !viewModel.isObserving(document) { viewModel.observe(document, \.$title) { _ in } }
+    /// ```
+    public func isObserving<Root: AnyObject>(_ root: Root) -> Bool {
+        receiver.isObserving(inGroup: PathRoot.group(of: root))
+    }
+}
