@@ -2,7 +2,8 @@ import HeraldTestSupport
 import KeyPathBridge
 import Testing
 
-@Suite("String paths")
+/// Serialized: two tests route `PathDiagnostics`, which is global, to themselves.
+@Suite("String paths", .serialized)
 struct StringPathTests {
     @Test func aStringPathFollowsItsPropertiesLikeATypedOne() throws {
         let cache = UserCache()
@@ -107,5 +108,22 @@ struct StringPathTests {
         try observer.observe(cache, path: "currentUser.name") { names.append($0 as? String) }
         cache.currentUser = User(name: "Ann")
         #expect(names.elements == ["Ann"])
+    }
+
+    /// One resolver serves the check at the start and every later re-wiring: an element
+    /// component reached only later is reported as the same error.
+    @Test func anElementComponentReachedLaterIsReportedTheSameWay() throws {
+        let reports = Recording<PathError>()
+        PathDiagnostics.setHandler { reports.append($0) }
+        defer { PathDiagnostics.setHandler(nil) }
+        let cache = UserCache()
+        let path = try ObservedPath(cache, path: "currentUser.address.#1")
+
+        cache.currentUser = User(name: "Ann", address: Address(zipCode: "1"))
+
+        #expect(path.value == nil)
+        #expect(
+            reports.elements
+                == [.notACollection("#1", type: "Address", path: "currentUser.address.#1")])
     }
 }

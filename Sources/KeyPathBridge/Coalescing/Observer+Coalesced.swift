@@ -34,8 +34,12 @@ extension Observer {
         for path in repeat each paths {
             if path.components.count == 1, path.components[0].isOwnedByReceiver {
                 // One variable of the root never re-wires: observe it directly.
-                _ = path.components[0].attach(root, receiver, group, site, false) { _, _, _ in
-                    coalescer.schedule(entry)
+                do throws(PathError) {
+                    _ = try path.components[0].attach(root, receiver, group, site, false) {
+                        _, _, _ in coalescer.schedule(entry)
+                    }
+                } catch {
+                    PathDiagnostics.report(error)  // a string path's name the root lacks
                 }
                 continue
             }

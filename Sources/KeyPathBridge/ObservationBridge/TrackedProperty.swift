@@ -136,7 +136,12 @@ final class TrackedProperty<Object: AnyObject & Observable, Value>: TrackedLink,
     /// (the log shows the value type); while the property holds nil, ask again later.
     static func name(of keyPath: KeyPath<Object, Value>, in object: Object) -> ComponentName.Search
     {
-        guard let held = PathLink.object(in: object[keyPath: keyPath]) else { return .later }
+        let held: AnyObject
+        switch PathLink.content(of: object[keyPath: keyPath]) {
+        case .object(let object): held = object
+        case .none: return .later
+        case .value: return .none  // nothing to recognize it by, ever
+        }
         let matches = Mirror(reflecting: object).children.compactMap { child -> String? in
             guard let label = child.label, label.hasPrefix("_"), !label.hasPrefix("_$"),
                 PathLink.object(in: child.value) === held

@@ -80,6 +80,34 @@ enum ObservableProperties {
         return found
     }
 
+    /// What a string path's component is on an object.
+    enum Resolved {
+        /// One observable property.
+        case property(AnyVariable)
+        /// Every observable property (`*`), by name.
+        case everyProperty([(name: String, variable: AnyVariable)])
+    }
+
+    /// The one resolver of string paths: what `token` is on `object`, used both to check a path
+    /// when it is set up and to wire it whenever it re-wires.
+    ///
+    /// - Throws: ``PathError/unknownProperty(_:type:path:known:)`` for a name the object has no
+    ///   observable property of; ``PathError/notACollection(_:type:path:)`` for an element
+    ///   component (`#3`, `3`), since no object here is an observable array.
+    static func resolve(_ token: PathToken, on object: AnyObject, in path: String)
+        throws(PathError) -> Resolved
+    {
+        switch token {
+        case .everyProperty:
+            return .everyProperty(all(of: object))
+        case .name(let name):
+            return .property(try named(name, of: object, in: path))
+        case .indexFollowing, .objectFollowing:
+            throw .notACollection(
+                token.spelling, type: String(describing: type(of: object)), path: path)
+        }
+    }
+
     /// The observable property `name` of `object`, or an error naming the property and type.
     static func named(_ name: String, of object: AnyObject, in path: String) throws(PathError)
         -> AnyVariable

@@ -51,6 +51,10 @@ public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?
     /// The path's end value, or `nil` while it is unreachable.
     public var value: Value? { tracker.current }
 
+    /// The first component that did not fit an object when the path was first wired (a string
+    /// path's), if any.
+    var wiringProblem: PathError? { tracker.wiring.initialProblem }
+
     /// Whether every object along the path is there.
     public var isReachable: Bool { value != nil }
 

@@ -20,15 +20,15 @@ struct PathComponent: @unchecked Sendable {
     /// author of each change. (Each change is handled with the value its message carries, not
     /// the property's value when it is handled, so that every change keeps its own author even
     /// when another change was made meanwhile.)
-    /// Nil when the component cannot be resolved on `object` (a string path naming a property the
-    /// object does not have; reported as a diagnostic): the rest of the path is unreachable.
+    /// Throws when the component cannot be resolved on `object` (a string path naming a property
+    /// the object does not have): the rest of the path is unreachable.
     /// With a `group` (and a receiver), the receiver files the observation under the object
     /// whose identity that is (a path's root, for `observer.stopObserving(root)`).
     let attach:
         (
             _ object: AnyObject, _ receiver: Receiver?, _ group: ObjectIdentifier?,
             _ site: DeclarationSite, _ leadsOn: Bool, _ changed: @escaping PathLink.Changed
-        ) -> PathLink?
+        ) throws(PathError) -> PathLink
 
     /// A component for the variable that `keyPath` leads to.
     init<Object: AnyObject, Value>(_ keyPath: KeyPath<Object, Variable<Value>>) {
@@ -53,16 +53,16 @@ struct PathComponent: @unchecked Sendable {
 }
 
 extension PathComponent {
-    /// A component named in a string path: the observable property `name`, resolved by
-    /// reflection each time the component is attached (once per re-wiring, never per message);
-    /// `*` observes every observable property of the object, and its value is the
+    /// A component of a string path, resolved by ``ObservableProperties/resolve(_:on:in:)`` each
+    /// time the component is attached (once per re-wiring, never per message). `*` observes
+    /// every observable property of the object, and its value is the
     /// `(property: String, value: Any)` that changed (or the object itself at first).
-    init(named name: String, in path: String) {
-        nameBox = ComponentName(name)
+    init(_ token: PathToken, in path: String) {
+        nameBox = ComponentName(token.spelling)
         isOwnedByReceiver = true
-        attach = { object, receiver, group, site, leadsOn, changed in
-            if name == "*" {  // always the last component
-                let properties = ObservableProperties.all(of: object)
+        attach = { object, receiver, group, site, leadsOn, changed throws(PathError) in
+            switch try ObservableProperties.resolve(token, on: object, in: path) {
+            case .everyProperty(let properties):  // always the last component
                 let connections = properties.map { property in
                     property.variable.connect(
                         receiver: receiver, site: site, groupedUnder: group, initial: { _ in }
@@ -71,25 +71,28 @@ extension PathComponent {
                     }
                 }
                 return EveryPropertyLink(object, connections: connections)
+            case .property(let variable):
+                var start: (value: Any?, next: AnyObject?) = (nil, nil)
+                // The object in the starting value is found after unlocking (the cast may call
+                // into the value's type).
+                let connection = variable.connect(
+                    receiver: receiver, site: site, groupedUnder: group,
+                    initial: { start.value = $0 }
+                ) { value, author in
+                    changed(value, leadsOn ? PathLink.object(in: value) : nil, author)
+                }
+                if leadsOn {
+                    switch PathLink.content(of: start.value) {
+                    case .object(let object): start.next = object
+                    case .none: break
+                    case .value(let type):
+                        connection.end()
+                        throw .notAnObject(token.spelling, type: type, path: path)
+                    }
+                }
+                return VariableLink(
+                    variable, connection: connection, shape: .dynamic, start: start)
             }
-            let variable: AnyVariable
-            do throws(PathError) {
-                variable = try ObservableProperties.named(name, of: object, in: path)
-            } catch {
-                PathDiagnostics.report(error)
-                return nil
-            }
-            var start: (value: Any?, next: AnyObject?) = (nil, nil)
-            // The object in the starting value is found after unlocking (the cast may call
-            // into the value's type).
-            let connection = variable.connect(
-                receiver: receiver, site: site, groupedUnder: group,
-                initial: { start.value = $0 }
-            ) { value, author in
-                changed(value, leadsOn ? PathLink.object(in: value) : nil, author)
-            }
-            if leadsOn { start.next = PathLink.object(in: start.value) }
-            return VariableLink(variable, connection: connection, shape: .dynamic, start: start)
         }
     }
 }

@@ -2,10 +2,20 @@ import Transforms
 
 /// Why a string path cannot be observed.
 public enum PathError: Error, Equatable, CustomStringConvertible, Sendable {
-    /// The path text is malformed (empty, or with an empty component, or `*` not at its end).
+    /// The path text does not follow the grammar (see ``PropertyPath/init(_:)``); `reason` says
+    /// what is wrong and where.
     case malformed(path: String, reason: String)
     /// An object along the path has no observable property of that name.
     case unknownProperty(String, type: String, path: String, known: [String])
+    /// A component that names an element by position (`#3`, `3`) was applied to an object of
+    /// `type`, which is not an observable array.
+    case notACollection(String, type: String, path: String)
+    /// An object-following element (`3`) names an index that the array does not have when the
+    /// observation starts (it must exist then; `#3` may be observed beyond the end).
+    case indexOutOfRange(Int, count: Int, path: String)
+    /// A component's property holds a value of `type`, not an object, so the path cannot go on
+    /// from it.
+    case notAnObject(String, type: String, path: String)
 
     /// A readable explanation that names the property and the type.
     public var description: String {
@@ -19,6 +29,21 @@ public enum PathError: Error, Equatable, CustomStringConvertible, Sendable {
                 + choices
                 + ". String paths name Var and @ObservableVar properties (a property of an"
                 + " @Observable class needs a typed path: PropertyPath(tracking:))."
+        case .notACollection(let component, let type, let path):
+            return
+                "Herald: \(type) is not an observable collection: \"\(component)\" (in the path "
+                + "\"\(path)\") names an element by its position, which only an observable array "
+                + "has. To name a key or property that looks like this, escape it: \"\\\(component)\"."
+        case .indexOutOfRange(let index, let count, let path):
+            return
+                "Herald: the element \(index) (in the path \"\(path)\") does not exist: the array "
+                + "has \(count) element\(count == 1 ? "" : "s"). An object-following element must "
+                + "exist when the observation starts; \"#\(index)\" follows the index instead and "
+                + "may be observed beyond the end."
+        case .notAnObject(let component, let type, let path):
+            return
+                "Herald: \"\(component)\" (in the path \"\(path)\") holds a \(type), not an "
+                + "object, so the path cannot go on from it."
         }
     }
 }

@@ -27,14 +27,33 @@ class PathLink {
     func write(_ value: Any, as author: AnyAuthor) -> Bool { false }
 
     /// The object in a property's value, unwrapping optionals at any depth (an `Optional` in an
-    /// `Any`); nil at any depth is nil.
+    /// `Any`); nil at any depth, or a value that is not an object, is nil.
     static func object(in value: Any?) -> AnyObject? {
-        guard var value else { return nil }
+        guard case .object(let object) = content(of: value) else { return nil }
+        return object
+    }
+
+    /// What a property's value holds, after unwrapping optionals at any depth.
+    enum Content {
+        /// Nil (at some depth).
+        case none
+        /// An object.
+        case object(AnyObject)
+        /// A value that is not an object, of the type named.
+        case value(type: String)
+    }
+
+    /// What `value` holds, after unwrapping optionals at any depth.
+    static func content(of value: Any?) -> Content {
+        guard var value else { return .none }
         while let optional = value as? any _OptionalType {
-            guard let wrapped = optional._wrappedValue else { return nil }
+            guard let wrapped = optional._wrappedValue else { return .none }
             value = wrapped
         }
-        return value as AnyObject
+        guard type(of: value) is AnyObject.Type else {
+            return .value(type: String(describing: type(of: value)))
+        }
+        return .object(value as AnyObject)
     }
 }
 

@@ -33,6 +33,10 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     @exclusivity(unchecked) private var links: [PathLink] = []
     @exclusivity(unchecked) private var end: PathEnd?
     @exclusivity(unchecked) private var stopped = false
+    /// The first component that did not fit when the path was first wired.
+    @exclusivity(unchecked) private var problem: PathError?
+    /// Whether the initial wiring runs (touched only while handling events).
+    private var isWiringInitially = false
     @exclusivity(unchecked) private var endPropertyHandler: (() -> Void)?
     @exclusivity(unchecked) private var endHandler: (() -> Void)?
     /// The path object (the ``ObservedPath``), the author of the last update when the root dies.
@@ -65,6 +69,10 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
         lock.withLock { self.end = end }
         switchEngine.send(.wire, from: author)
     }
+
+    /// The first component that did not fit an object when the path was first wired: the
+    /// string path that has it throws it (later misfits go to ``PathDiagnostics``).
+    var initialProblem: PathError? { lock.withLock { problem } }
 
     /// Whether the path still runs: not stopped, and the root is alive.
     var isActive: Bool {
@@ -140,7 +148,9 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
                 rewire(after: level, object: next, to: end, from: author, forced: forced)
             }
         case .wire:
+            isWiringInitially = true
             let (attached, endValue) = attach(from: 0, object: root)
+            isWiringInitially = false
             let end = lock.withLock { () -> PathEnd? in
                 guard !stopped else { return nil }
                 links = attached
@@ -187,9 +197,16 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
                 switchEngine.send(
                     .changed(level: index, value: value, next: next), tag: tag, from: author)
             }
-            guard
-                let link = components[index].attach(current, receiver, nil, site, !isEnd, changed)
-            else {
+            let link: PathLink
+            do throws(PathError) {
+                link = try components[index].attach(current, receiver, nil, site, !isEnd, changed)
+            } catch {
+                // The rest of the path is unreachable from this object.
+                if isWiringInitially {
+                    lock.withLock { problem = problem ?? error }
+                } else {
+                    PathDiagnostics.report(error)
+                }
                 switchEngine.invalidate(from: index)
                 return (attached, nil)
             }

@@ -13,19 +13,21 @@ extension PropertyPath where Value == Any {
     /// The names are resolved by reflection each time the path is wired to an object (never per
     /// message). Observable properties are `Var` properties and `@ObservableVar` properties.
     ///
-    /// - Throws: ``PathError/malformed(path:reason:)`` for empty text or components, or a `*`
-    ///   that is not last. Unknown names are found when the path is observed from a root (see
+    /// The grammar also has the forms that observable collections will use: `#3` (the element
+    /// at index 3, whichever it is), `3` (the element at index 3 when the observation starts,
+    /// followed as it moves) and `count`. Until then, an element form is an error when it is
+    /// resolved on an object (``PathError/notACollection(_:type:path:)``). A backslash makes the
+    /// next character part of a name, for keys that contain `.` or `\` or start with `#`, `*`
+    /// or a digit: `"files.readme\\.md"`, `"tags.\\#swift"`, `"scores.\\3d"`.
+    ///
+    /// - Throws: ``PathError/malformed(path:reason:)`` for text that does not follow the grammar:
+    ///   empty text or components, a `#` without an index, an unescaped component that starts
+    ///   with a digit but is no index, a lone backslash at the end, or a `*` that is not last.
+    ///   Unknown names are found when the path is observed from a root (see
     ///   ``ObservedPath/init(_:path:fileID:line:)``).
     public init(_ text: String) throws(PathError) {
-        let names = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard !text.isEmpty else { throw PathError.malformed(path: text, reason: "it is empty") }
-        if let empty = names.firstIndex(where: \.isEmpty) {
-            throw PathError.malformed(path: text, reason: "component \(empty + 1) is empty")
-        }
-        if let star = names.firstIndex(of: "*"), star != names.count - 1 {
-            throw PathError.malformed(path: text, reason: "\"*\" can only be the last component")
-        }
-        self.init(components: names.map { PathComponent(named: $0, in: text) })
+        let tokens = try StringPathGrammar.parse(text)
+        self.init(components: tokens.map { PathComponent($0, in: text) })
     }
 }
 
@@ -36,25 +38,21 @@ extension ObservedPath where Value == Any {
     /// let zip = try ObservedPath(cache, path: "currentUser.address.zipCode")
     /// ```
     ///
-    /// - Throws: ``PathError`` if the text is malformed, or if an object that the path reaches
-    ///   now has no observable property of a name in it (the error names the property and the
-    ///   type). An object that the path reaches only later and that lacks the property makes the
-    ///   rest of the path unreachable and is reported through ``PathDiagnostics``.
+    /// - Throws: ``PathError`` if the text is malformed, or if a component does not fit the
+    ///   object that the path reaches now there: an object with no observable property of that
+    ///   name (the error names the property, the type and what it has), an element component on
+    ///   an object that is not a collection, or a component after a property holding a value
+    ///   that is not an object. A component that does not fit an object the path reaches only
+    ///   later makes the rest of the path unreachable and is reported through
+    ///   ``PathDiagnostics``. The same resolver decides both, as the path is wired.
     public convenience init(
         _ root: Root, path text: String, fileID: StaticString = #fileID, line: UInt = #line
     ) throws(PathError) {
         let path = try PropertyPath<Root, Any>(text)
-        try Self.validate(text, from: root)
         self.init(root, path, fileID: fileID, line: line)
-    }
-
-    /// Resolves each name on the objects the path reaches now.
-    private static func validate(_ text: String, from root: AnyObject) throws(PathError) {
-        var object: AnyObject? = root
-        for name in text.split(separator: ".").map(String.init) where name != "*" {
-            guard let current = object else { return }  // unreachable from here on: checked later
-            let property = try ObservableProperties.named(name, of: current, in: text)
-            object = PathLink.object(in: property.anyValue)
+        if let problem = wiringProblem {
+            stop()
+            throw problem
         }
     }
 }
