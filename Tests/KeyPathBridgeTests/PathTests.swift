@@ -410,3 +410,67 @@ struct PathConcurrencyTests {
         #expect(!old.value.isObserved)
     }
 }
+
+@Suite("Key paths that loop or overlap")
+struct PathLoopTests {
+    /// `a.child.child.child.value` with a.child = b and b.child = a passes through a twice.
+    @Test func aPathThroughTheSameObjectTwiceWorksRewiresAndIsFreed() {
+        var a: Node? = Node()
+        weak let weakA = a
+        weak var weakB: Node?
+        var values: [Int?] = []
+        do {
+            let b = Node()
+            weakB = b
+            a!.child.value = b
+            b.child.value = a
+            a!.value.value = 1
+            b.value.value = 2
+            let path = ObservedPath(
+                a!,
+                PropertyPath(\Node.child).appending(\.child).appending(\.child).appending(\.value))
+            let observer = TestObserver()
+            observer.observe(path) { values.append($0.new) }
+            #expect(path.value == 2)  // a → b → a → b
+
+            b.value.value = 3  // the end
+            a!.value.value = 9  // not on the path's end: nothing
+            let c = Node()
+            c.value.value = 5
+            b.child.value = c  // a → b → c → nil: unreachable
+            c.child.value = b  // a → b → c → b
+            a!.child.value = c  // a → c → b → c
+
+            #expect(values == [3, nil, 3, 5])
+            #expect(c.child.observationCount == 1 && b.child.observationCount == 1)
+            #expect(a!.child.observationCount == 1)
+            c.child.value = nil  // break the cycles the test made
+            b.child.value = nil
+        }
+        a = nil
+        #expect(weakA == nil && weakB == nil)
+    }
+
+    @Test func overlappingPathsStopIndependently() {
+        let root = Node()
+        let child = Node()
+        let grandchild = Node()
+        root.child.value = child
+        child.child.value = grandchild
+        let short = ObservedPath(root, PropertyPath(\Node.child).appending(\.value))
+        let long = ObservedPath(
+            root, PropertyPath(\Node.child).appending(\.child).appending(\.value))
+        #expect(root.child.observationCount == 2)
+
+        short.stop()
+        grandchild.value.value = 4
+        child.value.value = 3
+
+        #expect(long.value == 4)
+        #expect(short.value == 0)  // stopped: keeps its last value
+        #expect(root.child.observationCount == 1)
+        #expect(!child.value.isObserved && child.child.isObserved)
+        long.stop()
+        #expect(!root.child.isObserved && !child.child.isObserved && !grandchild.value.isObserved)
+    }
+}

@@ -130,14 +130,13 @@ public func bindTwoWay<A: AnyObject, B: AnyObject, Value>(
 /// ```swift
 /// let binding = bind(model.$volume, to: slider.$value) { Double($0) }
 /// ```
-public func bind<SourceValue, TargetValue>(
-    _ source: Variable<SourceValue>, to target: Variable<TargetValue>,
-    fileID: StaticString = #fileID, line: UInt = #line,
-    transform: @escaping (SourceValue) -> TargetValue
+public func bind<Source: ObservableProperty, Target: SettableProperty>(
+    _ source: Source, to target: Target, fileID: StaticString = #fileID, line: UInt = #line,
+    transform: @escaping (Source.Value) -> Target.Value
 ) -> PropertyBinding {
     bind(
-        source, PropertyPath(\Variable<SourceValue>.self), to: target,
-        PropertyPath(\Variable<TargetValue>.self), fileID: fileID, line: line, transform: transform)
+        source, PropertyPath(\Source.self), to: target, PropertyPath(\Target.self),
+        fileID: fileID, line: line, transform: transform)
 }
 
 /// Binds `target` to `source`, one way, without a transform.
@@ -145,10 +144,9 @@ public func bind<SourceValue, TargetValue>(
 /// ```swift
 /// let binding = bind(document.$title, to: window.$title)
 /// ```
-public func bind<Value>(
-    _ source: Variable<Value>, to target: Variable<Value>,
-    fileID: StaticString = #fileID, line: UInt = #line
-) -> PropertyBinding {
+public func bind<Source: ObservableProperty, Target: SettableProperty>(
+    _ source: Source, to target: Target, fileID: StaticString = #fileID, line: UInt = #line
+) -> PropertyBinding where Source.Value == Target.Value {
     bind(source, to: target, fileID: fileID, line: line) { $0 }
 }
 
@@ -157,11 +155,8 @@ public func bind<Value>(
 /// ```swift
 /// let sync = bindTwoWay(form.$email, settings.$email)
 /// ```
-public func bindTwoWay<Value>(
-    _ a: Variable<Value>, _ b: Variable<Value>, fileID: StaticString = #fileID,
-    line: UInt = #line
-) -> PropertyBinding {
-    bindTwoWay(
-        a, PropertyPath(\Variable<Value>.self), b, PropertyPath(\Variable<Value>.self),
-        fileID: fileID, line: line)
+public func bindTwoWay<A: SettableProperty, B: SettableProperty>(
+    _ a: A, _ b: B, fileID: StaticString = #fileID, line: UInt = #line
+) -> PropertyBinding where A.Value == B.Value {
+    bindTwoWay(a, PropertyPath(\A.self), b, PropertyPath(\B.self), fileID: fileID, line: line)
 }

@@ -57,8 +57,8 @@ extension Observer {
     ///     observer.label.text = "\(person.firstName) \(person.lastName)"
     /// }
     /// ```
-    public func observeCoalesced<Root: AnyObject, each Value>(
-        _ root: Root, _ properties: repeat KeyPath<Root, Variable<each Value>>,
+    public func observeCoalesced<Root: AnyObject, each Property: ObservableProperty>(
+        _ root: Root, _ properties: repeat KeyPath<Root, each Property>,
         in coalescer: Coalescer = .main, fileID: StaticString = #fileID, line: UInt = #line,
         _ block: @escaping (Self, Root) -> Void
     ) {

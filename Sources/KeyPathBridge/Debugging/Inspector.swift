@@ -32,7 +32,7 @@ public struct Inspector<Object: AnyObject> {
     public var properties: [PropertyReport] {
         ObservableProperties.all(of: object).map { property in
             PropertyReport(
-                name: property.name, observationSites: property.variable.observationSites)
+                name: property.name, observationSites: property.property.observationSites)
         }
     }
 
@@ -105,14 +105,14 @@ public struct Inspector<Object: AnyObject> {
     /// ```swift
     /// Inspector(user).trigger(\.$name)
     /// ```
-    public func trigger<Value>(_ property: KeyPath<Object, Variable<Value>>) {
+    public func trigger<Property: ObservableProperty>(_ property: KeyPath<Object, Property>) {
         object[keyPath: property].sendCurrentValue(from: ManualTrigger.author)
     }
 
     /// The author of the updates that ``trigger(_:)-(String)`` sends.
     public static var triggerAuthor: AnyAuthor { ManualTrigger.author }
 
-    private func variable(_ name: String) throws(PathError) -> AnyVariable {
+    private func variable(_ name: String) throws(PathError) -> any ObservableProperty {
         try ObservableProperties.named(name, of: object, in: name)
     }
 }

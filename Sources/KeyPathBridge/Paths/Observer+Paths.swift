@@ -1,9 +1,10 @@
 import Transforms
 
-// `observer.observe(root, \.$a, \.$b, …) { value in }` for paths of 1 to 4 properties. Each
-// intermediate property may hold an object or an optional object, so the arities are spelled out
-// by hand (every overload builds a `PropertyPath` and calls the one implementation below); the
-// engine rebuild (issue 10) makes them generic over a property protocol. Each returns the path.
+// `observer.observe(root, \.$a, \.$b, …) { value in }` for paths of 1 to 4 properties, each any
+// `ObservableProperty`. Each intermediate property may hold an object or an optional object, and
+// the next key path is rooted at that object's type, so each arity has one overload per
+// combination (2^(n-1)); new kinds of property need none. Every overload builds a
+// `PropertyPath` and calls the one implementation below, and returns the path.
 
 extension Observer {
     /// Observes the end value of `path` from `root`: `receive` gets the new end value, or `nil`
@@ -55,10 +56,10 @@ extension Observer {
     /// observer.observe(settings, \.$volume) { volume in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<Root: AnyObject, P1: ObservableProperty>(
+        _ root: Root, _ p1: KeyPath<Root, P1>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P1.Value?) -> Void
+    ) -> ObservedPath<Root, P1.Value> {
         observe(root, PropertyPath(p1), fileID: fileID, line: line, receive: receive)
     }
 
@@ -69,10 +70,12 @@ extension Observer {
     /// observer.observe(document, \.$owner, \.$name) { name in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, A: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<
+        Root: AnyObject, A: AnyObject, P1: ObservableProperty, P2: ObservableProperty
+    >(
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P2.Value?) -> Void
+    ) -> ObservedPath<Root, P2.Value> where P1.Value == A {
         observe(root, PropertyPath(p1).appending(p2), fileID: fileID, line: line, receive: receive)
     }
 
@@ -83,10 +86,12 @@ extension Observer {
     /// observer.observe(document, \.$owner, \.$name) { name in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, A: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<
+        Root: AnyObject, A: AnyObject, P1: ObservableProperty, P2: ObservableProperty
+    >(
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P2.Value?) -> Void
+    ) -> ObservedPath<Root, P2.Value> where P1.Value == A? {
         observe(root, PropertyPath(p1).appending(p2), fileID: fileID, line: line, receive: receive)
     }
 
@@ -97,11 +102,14 @@ extension Observer {
     /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B>>,
-        _ p3: KeyPath<B, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<
+        Root: AnyObject, A: AnyObject, B: AnyObject, P1: ObservableProperty, P2: ObservableProperty,
+        P3: ObservableProperty
+    >(
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        _ p3: KeyPath<B, P3>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P3.Value?) -> Void
+    ) -> ObservedPath<Root, P3.Value> where P1.Value == A, P2.Value == B {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
             receive: receive)
@@ -114,11 +122,14 @@ extension Observer {
     /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B?>>,
-        _ p3: KeyPath<B, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<
+        Root: AnyObject, A: AnyObject, B: AnyObject, P1: ObservableProperty, P2: ObservableProperty,
+        P3: ObservableProperty
+    >(
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        _ p3: KeyPath<B, P3>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P3.Value?) -> Void
+    ) -> ObservedPath<Root, P3.Value> where P1.Value == A, P2.Value == B? {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
             receive: receive)
@@ -131,11 +142,14 @@ extension Observer {
     /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B>>,
-        _ p3: KeyPath<B, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<
+        Root: AnyObject, A: AnyObject, B: AnyObject, P1: ObservableProperty, P2: ObservableProperty,
+        P3: ObservableProperty
+    >(
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        _ p3: KeyPath<B, P3>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P3.Value?) -> Void
+    ) -> ObservedPath<Root, P3.Value> where P1.Value == A?, P2.Value == B {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
             receive: receive)
@@ -148,11 +162,14 @@ extension Observer {
     /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B?>>,
-        _ p3: KeyPath<B, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<
+        Root: AnyObject, A: AnyObject, B: AnyObject, P1: ObservableProperty, P2: ObservableProperty,
+        P3: ObservableProperty
+    >(
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        _ p3: KeyPath<B, P3>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P3.Value?) -> Void
+    ) -> ObservedPath<Root, P3.Value> where P1.Value == A?, P2.Value == B? {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
             receive: receive)
@@ -165,11 +182,14 @@ extension Observer {
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B>>,
-        _ p3: KeyPath<B, Variable<C>>, _ p4: KeyPath<C, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<
+        Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
+        P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
+    >(
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
+    ) -> ObservedPath<Root, P4.Value> where P1.Value == A, P2.Value == B, P3.Value == C {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)
@@ -182,11 +202,14 @@ extension Observer {
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B>>,
-        _ p3: KeyPath<B, Variable<C?>>, _ p4: KeyPath<C, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<
+        Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
+        P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
+    >(
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
+    ) -> ObservedPath<Root, P4.Value> where P1.Value == A, P2.Value == B, P3.Value == C? {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)
@@ -199,11 +222,14 @@ extension Observer {
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B?>>,
-        _ p3: KeyPath<B, Variable<C>>, _ p4: KeyPath<C, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<
+        Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
+        P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
+    >(
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
+    ) -> ObservedPath<Root, P4.Value> where P1.Value == A, P2.Value == B?, P3.Value == C {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)
@@ -216,11 +242,14 @@ extension Observer {
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<A>>, _ p2: KeyPath<A, Variable<B?>>,
-        _ p3: KeyPath<B, Variable<C?>>, _ p4: KeyPath<C, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<
+        Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
+        P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
+    >(
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
+    ) -> ObservedPath<Root, P4.Value> where P1.Value == A, P2.Value == B?, P3.Value == C? {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)
@@ -233,11 +262,14 @@ extension Observer {
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B>>,
-        _ p3: KeyPath<B, Variable<C>>, _ p4: KeyPath<C, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<
+        Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
+        P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
+    >(
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
+    ) -> ObservedPath<Root, P4.Value> where P1.Value == A?, P2.Value == B, P3.Value == C {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)
@@ -250,11 +282,14 @@ extension Observer {
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B>>,
-        _ p3: KeyPath<B, Variable<C?>>, _ p4: KeyPath<C, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<
+        Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
+        P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
+    >(
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
+    ) -> ObservedPath<Root, P4.Value> where P1.Value == A?, P2.Value == B, P3.Value == C? {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)
@@ -267,11 +302,14 @@ extension Observer {
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B?>>,
-        _ p3: KeyPath<B, Variable<C>>, _ p4: KeyPath<C, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<
+        Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
+        P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
+    >(
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
+    ) -> ObservedPath<Root, P4.Value> where P1.Value == A?, P2.Value == B?, P3.Value == C {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)
@@ -284,11 +322,14 @@ extension Observer {
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
     @discardableResult
-    public func observe<Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, Value>(
-        _ root: Root, _ p1: KeyPath<Root, Variable<A?>>, _ p2: KeyPath<A, Variable<B?>>,
-        _ p3: KeyPath<B, Variable<C?>>, _ p4: KeyPath<C, Variable<Value>>,
-        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
-    ) -> ObservedPath<Root, Value> {
+    public func observe<
+        Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
+        P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
+    >(
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
+    ) -> ObservedPath<Root, P4.Value> where P1.Value == A?, P2.Value == B?, P3.Value == C? {
         observe(
             root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
             line: line, receive: receive)

@@ -30,24 +30,24 @@ struct PathComponent: @unchecked Sendable {
             _ site: DeclarationSite, _ leadsOn: Bool, _ changed: @escaping PathLink.Changed
         ) throws(PathError) -> PathLink
 
-    /// A component for the variable that `keyPath` leads to.
-    init<Object: AnyObject, Value>(_ keyPath: KeyPath<Object, Variable<Value>>) {
+    /// A component for the observable property that `keyPath` leads to.
+    init<Object: AnyObject, Property: ObservableProperty>(_ keyPath: KeyPath<Object, Property>) {
         let name = ComponentName(keyPath)
-        let shape = ObjectShape(Value.self)
+        let shape = ObjectShape(Property.Value.self)
         nameBox = name
         isOwnedByReceiver = true
         attach = { object, receiver, group, site, leadsOn, changed in
             // The typed `PropertyPath` only ever passes an `Object` here.
-            let variable = unsafeDowncast(object, to: Object.self)[keyPath: keyPath]
-            name.learn(from: object, variable: variable)
+            let property = unsafeDowncast(object, to: Object.self)[keyPath: keyPath]
+            name.learn(from: object, property: property)
             var start: (value: Any?, next: AnyObject?) = (nil, nil)
-            let connection = variable.connect(
+            let connection = property.startObservation(
                 receiver: receiver, site: site, groupedUnder: group,
                 initial: { start = ($0, leadsOn ? shape.object(in: $0) : nil) }
             ) { update, author in
                 changed(update.new, leadsOn ? shape.object(in: update.new) : nil, author)
             }
-            return VariableLink(variable, connection: connection, shape: shape, start: start)
+            return PropertyLink(property, connection: connection, shape: shape, start: start)
         }
     }
 }
@@ -63,37 +63,59 @@ extension PathComponent {
         attach = { object, receiver, group, site, leadsOn, changed throws(PathError) in
             switch try ObservableProperties.resolve(token, on: object, in: path) {
             case .everyProperty(let properties):  // always the last component
-                let connections = properties.map { property in
-                    property.variable.connect(
-                        receiver: receiver, site: site, groupedUnder: group, initial: { _ in }
-                    ) { value, author in
-                        changed((property: property.name, value: value), nil, author)
-                    }
+                var connections: [ConnectionBase] = []
+                for (name, property) in properties {
+                    connections.append(
+                        Self.observe(
+                            property, named: name, receiver: receiver, group: group, site: site,
+                            changed: changed))
                 }
                 return EveryPropertyLink(object, connections: connections)
-            case .property(let variable):
-                var start: (value: Any?, next: AnyObject?) = (nil, nil)
-                // The object in the starting value is found after unlocking (the cast may call
-                // into the value's type).
-                let connection = variable.connect(
-                    receiver: receiver, site: site, groupedUnder: group,
-                    initial: { start.value = $0 }
-                ) { value, author in
-                    changed(value, leadsOn ? PathLink.object(in: value) : nil, author)
-                }
-                if leadsOn {
-                    switch PathLink.content(of: start.value) {
-                    case .object(let object): start.next = object
-                    case .none: break
-                    case .value(let type):
-                        connection.end()
-                        throw .notAnObject(token.spelling, type: type, path: path)
-                    }
-                }
-                return VariableLink(
-                    variable, connection: connection, shape: .dynamic, start: start)
+            case .property(let property):
+                return try Self.link(
+                    to: property, receiver: receiver, group: group, site: site,
+                    leadsOn: leadsOn, changed: changed, token: token, path: path)
             }
         }
+    }
+
+    /// Observes `property`, named `name`, for a string path's `*`: each change is passed on as
+    /// the `(property: String, value: Any)` that changed.
+    private static func observe<Property: ObservableProperty>(
+        _ property: Property, named name: String, receiver: Receiver?, group: ObjectIdentifier?,
+        site: DeclarationSite, changed: @escaping PathLink.Changed
+    ) -> ConnectionBase {
+        property.startObservation(
+            receiver: receiver, site: site, groupedUnder: group, initial: { _ in }
+        ) { update, author in
+            changed((property: name, value: update.new), nil, author)
+        }
+    }
+
+    /// Attaches a string path's component to `property`, found by reflection.
+    private static func link<Property: ObservableProperty>(
+        to property: Property, receiver: Receiver?, group: ObjectIdentifier?,
+        site: DeclarationSite, leadsOn: Bool, changed: @escaping PathLink.Changed,
+        token: PathToken, path: String
+    ) throws(PathError) -> PathLink {
+        var start: (value: Any?, next: AnyObject?) = (nil, nil)
+        // The object in the starting value is found after unlocking (the cast may call into
+        // the value's type).
+        let connection = property.startObservation(
+            receiver: receiver, site: site, groupedUnder: group, initial: { start.value = $0 }
+        ) { update, author in
+            changed(update.new, leadsOn ? PathLink.object(in: update.new) : nil, author)
+        }
+        if leadsOn {
+            switch PathLink.content(of: start.value) {
+            case .object(let object): start.next = object
+            case .none: break
+            case .value(let type):
+                connection.end()
+                throw .notAnObject(token.spelling, type: type, path: path)
+            }
+        }
+        return PropertyLink(property, connection: connection, shape: .dynamic, start: start)
     }
 }
 
@@ -123,10 +145,12 @@ final class ComponentName: @unchecked Sendable {
 
     var name: String { lock.withLock { known } ?? placeholder }
 
-    /// Finds the name of `variable` among the observable properties of `object`, once.
-    func learn(from object: AnyObject, variable: AnyObject) {
+    /// Finds the name of `property` among the observable properties of `object`, once (unless
+    /// the property knows its name).
+    func learn<Property: ObservableProperty>(from object: AnyObject, property: Property) {
         learn {
-            let found = ObservableProperties.all(of: object).first { $0.variable === variable }
+            if let name = property.debugName { return .found(name) }
+            let found = ObservableProperties.all(of: object).first { $0.property === property }
             return found.map { .found($0.name) } ?? .none
         }
     }

@@ -57,32 +57,30 @@ class PathLink {
     }
 }
 
-/// A link to one variable: of a typed component, or found by reflection.
-final class VariableLink: PathLink {
-    private weak var variable: (any AnyVariable)?
+/// A link to one observable property: of a typed component, or found by reflection.
+final class PropertyLink<Property: ObservableProperty>: PathLink {
+    private weak var property: Property?
     private let connection: ConnectionBase
     private let shape: ObjectShape
-
     private let started: (value: Any?, next: AnyObject?)
 
     init(
-        _ variable: any AnyVariable, connection: ConnectionBase, shape: ObjectShape,
+        _ property: Property, connection: ConnectionBase, shape: ObjectShape,
         start: (value: Any?, next: AnyObject?)
     ) {
-        self.variable = variable
+        self.property = property
         self.connection = connection
         self.shape = shape
         started = start
     }
 
     override var start: (value: Any?, next: AnyObject?) { started }
-
     override func end() { connection.end() }
-    override func read() -> Any? { variable?.anyValue }
-    override func next() -> AnyObject? { variable?.object(using: shape) }
+    override func read() -> Any? { property?.value }
+    override func next() -> AnyObject? { property.flatMap { shape.object(in: $0.value) } }
 
     override func write(_ value: Any, as author: AnyAuthor) -> Bool {
-        variable?.setAny(value, as: author) ?? false
+        property?.setIfSettable(value, as: author) ?? false
     }
 }
 

@@ -8,8 +8,8 @@ import Transforms
 /// // PropertyPath<UserCache, String>
 /// ```
 ///
-/// Each component is an observable property (a ``Variable``, or an `@ObservableVar` through its
-/// `$name`). Every component but the last holds an object, or an optional object; when an
+/// Each component is an ``ObservableProperty``: a ``Variable`` (or an `@ObservableVar` through
+/// its `$name`), or any other observable property. Every component but the last holds an object, or an optional object; when an
 /// intermediate property holds `nil`, the rest of the path is *unreachable*. Observe a path with
 /// ``ObservedPath`` or `observer.observe(root, \.$a, \.$b) { value in }`.
 public struct PropertyPath<Root: AnyObject, Value>: Sendable {
@@ -20,7 +20,7 @@ public struct PropertyPath<Root: AnyObject, Value>: Sendable {
     }
 
     /// A path of one property of `Root`.
-    public init(_ property: KeyPath<Root, Variable<Value>>) {
+    public init<Property: ObservableProperty<Value>>(_ property: KeyPath<Root, Property>) {
         self.init(components: [PathComponent(property)])
     }
 
@@ -29,10 +29,10 @@ public struct PropertyPath<Root: AnyObject, Value>: Sendable {
     /// ```swift
     /// PropertyPath(\Document.$owner).appending(\.$name)
     /// ```
-    public func appending<Next>(
-        _ property: KeyPath<Value, Variable<Next>>
-    ) -> PropertyPath<Root, Next> where Value: AnyObject {
-        PropertyPath<Root, Next>(components: components + [PathComponent(property)])
+    public func appending<Property: ObservableProperty>(
+        _ property: KeyPath<Value, Property>
+    ) -> PropertyPath<Root, Property.Value> where Value: AnyObject {
+        PropertyPath<Root, Property.Value>(components: components + [PathComponent(property)])
     }
 
     /// This path extended by a property of the optional object it leads to; where that object is
@@ -41,10 +41,10 @@ public struct PropertyPath<Root: AnyObject, Value>: Sendable {
     /// ```swift
     /// PropertyPath(\UserCache.$currentUser).appending(\.$address)   // currentUser: User?
     /// ```
-    public func appending<Object: AnyObject, Next>(
-        _ property: KeyPath<Object, Variable<Next>>
-    ) -> PropertyPath<Root, Next> where Value == Object? {
-        PropertyPath<Root, Next>(components: components + [PathComponent(property)])
+    public func appending<Object: AnyObject, Property: ObservableProperty>(
+        _ property: KeyPath<Object, Property>
+    ) -> PropertyPath<Root, Property.Value> where Value == Object? {
+        PropertyPath<Root, Property.Value>(components: components + [PathComponent(property)])
     }
 
     /// The number of properties in the path.

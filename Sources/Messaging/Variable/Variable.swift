@@ -79,6 +79,16 @@ public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache {
         }
     }
 
+    /// Whether going from `old` to `new` is a change, which the variable sends: `!=` for
+    /// `Equatable` values, `!==` for objects, always for other values.
+    ///
+    /// ```swift
+    /// Var(1).isChange(from: 1, to: 1)   // false
+    /// ```
+    public func isChange(from old: Value, to new: Value) -> Bool {
+        changeRule.isChange(from: old, to: new)
+    }
+
     /// Starts an observation and passes the value it starts from to `initial`, atomically: every
     /// later change arrives as a message. `initial` runs under the lock and must not call user
     /// code.

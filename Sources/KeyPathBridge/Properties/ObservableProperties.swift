@@ -1,0 +1,75 @@
+import Transforms
+
+/// An `@ObservableVar` of any value type, for reflection.
+protocol AnyObservableVar {
+    var anyProperty: any ObservableProperty { get }
+}
+
+extension ObservableVar: AnyObservableVar {
+    var anyProperty: any ObservableProperty { projectedValue }
+}
+
+/// The observable properties of an object, found by reflection: stored properties that are
+/// ``ObservableProperty`` objects (`let name = Var(…)`) and `@ObservableVar` properties (`_name`,
+/// named `name`), of the object's class and its superclasses.
+enum ObservableProperties {
+    /// Every observable property of `object`, by name, in declaration order.
+    static func all(of object: AnyObject) -> [(name: String, property: any ObservableProperty)] {
+        var found: [(name: String, property: any ObservableProperty)] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            for child in current.children {
+                guard let label = child.label else { continue }
+                if let property = child.value as? any ObservableProperty {
+                    found.append((label, property))
+                } else if let wrapper = child.value as? AnyObservableVar {
+                    let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                    found.append((name, wrapper.anyProperty))
+                }
+            }
+            mirror = current.superclassMirror
+        }
+        return found
+    }
+
+    /// What a string path's component is on an object.
+    enum Resolved {
+        /// One observable property.
+        case property(any ObservableProperty)
+        /// Every observable property (`*`), by name.
+        case everyProperty([(name: String, property: any ObservableProperty)])
+    }
+
+    /// The one resolver of string paths: what `token` is on `object`, used both to check a path
+    /// when it is set up and to wire it whenever it re-wires.
+    ///
+    /// - Throws: ``PathError/unknownProperty(_:type:path:known:)`` for a name the object has no
+    ///   observable property of; ``PathError/notACollection(_:type:path:)`` for an element
+    ///   component (`#3`, `3`), since no object here is an observable array.
+    static func resolve(_ token: PathToken, on object: AnyObject, in path: String)
+        throws(PathError) -> Resolved
+    {
+        switch token {
+        case .everyProperty:
+            return .everyProperty(all(of: object))
+        case .name(let name):
+            return .property(try named(name, of: object, in: path))
+        case .indexFollowing, .objectFollowing:
+            throw .notACollection(
+                token.spelling, type: String(describing: type(of: object)), path: path)
+        }
+    }
+
+    /// The observable property `name` of `object`, or an error naming the property and type.
+    static func named(_ name: String, of object: AnyObject, in path: String) throws(PathError)
+        -> any ObservableProperty
+    {
+        let properties = all(of: object)
+        guard let property = properties.first(where: { $0.name == name }) else {
+            throw PathError.unknownProperty(
+                name, type: String(describing: type(of: object)), path: path,
+                known: properties.map(\.name))
+        }
+        return property.property
+    }
+}
