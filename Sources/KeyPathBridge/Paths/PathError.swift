@@ -2,8 +2,8 @@ import Transforms
 
 /// Why a string path cannot be observed.
 public enum PathError: Error, Equatable, CustomStringConvertible, Sendable {
-    /// The path text does not follow the grammar (see ``PropertyPath/init(_:)``); `reason` says
-    /// what is wrong and where.
+    /// The path text does not follow the grammar (see ``PropertyPath/init(_:)-(String)``);
+    /// `reason` says what is wrong and where.
     case malformed(path: String, reason: String)
     /// An object along the path has no observable property of that name.
     case unknownProperty(String, type: String, path: String, known: [String])
