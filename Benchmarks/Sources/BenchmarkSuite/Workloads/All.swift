@@ -17,8 +17,10 @@ enum Workloads {
             w6ManyDeaths(observationsPerObserver: 100_000),
             w6ManyDeaths(observationsPerObserver: 1_000),
             w7MemoryPerObservation(),
+            w7PathMemory(),
             w8AuthorFilteredSharedState(),
             w9NestedPath(),
+            w9PathEnd(),
             w10Coalescing(),
         ]
     }

@@ -90,21 +90,21 @@ func w9NestedPath() -> Workload {
 // MARK: Herald
 
 /// The end object of W9's path, `@ObservableVar` as app code declares it.
-private final class HeraldPathB {
+final class HeraldPathB {
     @ObservableVar var value: Int
 
     init(_ value: Int) { self.value = value }
 }
 
 /// The middle object; replacing its `b` re-wires the path.
-private final class HeraldPathA {
+final class HeraldPathA {
     @ObservableVar var b: HeraldPathB
 
     init(_ b: HeraldPathB) { self.b = b }
 }
 
 /// The root of the path.
-private final class HeraldPathRoot {
+final class HeraldPathRoot {
     @ObservableVar var a: HeraldPathA
 
     init(_ a: HeraldPathA) { self.a = a }
@@ -114,7 +114,7 @@ private final class HeraldPathRoot {
 
 /// The end object of W9's path, tracked by Swift's Observation.
 @Observable
-private final class ObservedPathB {
+final class ObservedPathB {
     var value: Int
 
     init(_ value: Int) { self.value = value }
@@ -122,7 +122,7 @@ private final class ObservedPathB {
 
 /// The middle object.
 @Observable
-private final class ObservedPathA {
+final class ObservedPathA {
     var b: ObservedPathB
 
     init(_ b: ObservedPathB) { self.b = b }
@@ -130,7 +130,7 @@ private final class ObservedPathA {
 
 /// The root of the path.
 @Observable
-private final class ObservedPathRoot {
+final class ObservedPathRoot {
     var a: ObservedPathA
 
     init(_ a: ObservedPathA) { self.a = a }
@@ -138,7 +138,7 @@ private final class ObservedPathRoot {
 
 /// `ContinuousObserver` (Peers/ObservationPeer.swift) for a path: re-arms in `onChange`, reading
 /// `root.a.b.value` (which tracks `root.a`, `a.b` and `b.value`); counts each `onChange`.
-private final class ContinuousPathObserver: @unchecked Sendable {
+final class ContinuousPathObserver: @unchecked Sendable {
     // Touched only on the benchmark's single thread.
     let root: ObservedPathRoot
     let counter: Counter
@@ -164,7 +164,7 @@ private final class ContinuousPathObserver: @unchecked Sendable {
 /// RAW end object: `didSet` calls its handlers with the new value when it changed. Each handler
 /// carries its observation's identity as a token, so the observation can leave the object when
 /// the path re-wires.
-private final class RawPathB {
+final class RawPathB {
     var handlers: [(token: ObjectIdentifier, handler: (Int) -> Void)] = []
     var value: Int {
         didSet {
@@ -177,7 +177,7 @@ private final class RawPathB {
 }
 
 /// RAW middle object: `didSet` calls its handlers with (old, new) when `b` is another object.
-private final class RawPathA {
+final class RawPathA {
     var handlers: [(token: ObjectIdentifier, handler: (RawPathB, RawPathB) -> Void)] = []
     var b: RawPathB {
         didSet {
@@ -190,7 +190,7 @@ private final class RawPathA {
 }
 
 /// RAW root: `didSet` calls its handlers with (old, new) when `a` is another object.
-private final class RawPathRoot {
+final class RawPathRoot {
     var handlers: [(token: ObjectIdentifier, handler: (RawPathA, RawPathA) -> Void)] = []
     var a: RawPathA {
         didSet {
@@ -205,7 +205,7 @@ private final class RawPathRoot {
 /// A hand-written path observation of `root.a.b.value`: it registers on `root`, `root.a` and
 /// `root.a.b`; when `a` or `b` is replaced it leaves the old object(s), registers on the new
 /// one(s) and calls `receive` if the end value changed. It leaves everything in `deinit`.
-private final class RawPathObservation {
+final class RawPathObservation {
     private var token: ObjectIdentifier { ObjectIdentifier(self) }
     private weak var root: RawPathRoot?
     private var a: RawPathA
