@@ -99,4 +99,17 @@ struct ObservablePropertyTests {
         _ = scheduler.flush()
         #expect(runs.elements == ["Red Sox 10", "Red Sox 10"])
     }
+
+    /// A re-wire compares end values by the end property's own rule.
+    @Test func aRewireComparesEndValuesByTheEndPropertysRule() {
+        let league = League()
+        league.leader = Team("Reds", tally: 30)
+        let observer = TestObserver()
+        let tallies = Recording<Int?>()
+        observer.observe(league, \.$leader, \.tally) { tallies.append($0) }
+
+        league.leader = Team("Blues", tally: 35)  // no change by Tally's rule (< 10)
+
+        #expect(tallies.elements.isEmpty)
+    }
 }

@@ -109,4 +109,26 @@ struct PathRootTests {
         #expect(runs.elements.isEmpty)
         #expect(!cache.$currentUser.isObserved)
     }
+
+    /// The ad hoc observation that returned a path is an observation of the path object too:
+    /// `isObserving(path)`, `stopObserving(path)` and `path.stopBeingObserved(by:)` reach it.
+    @Test func theReturnedPathIsObservedAsAnObjectToo() {
+        let cache = UserCache()
+        cache.currentUser = User(name: "Ann")
+        let observer = TestObserver()
+        let names = Recording<String?>()
+        let path = observer.observe(cache, \.$currentUser, \.$name) { names.append($0) }
+        #expect(path.observationCount == 1)
+
+        #expect(observer.isObserving(path))
+        observer.stopObserving(path)
+        cache.currentUser?.name = "Annie"
+
+        #expect(names.elements.isEmpty)
+        #expect(!observer.isObserving(path))
+        let again = observer.observe(cache, \.$currentUser, \.$name) { names.append($0) }
+        again.stopBeingObserved(by: observer)
+        cache.currentUser?.name = "Anna"
+        #expect(names.elements.isEmpty)
+    }
 }

@@ -108,3 +108,14 @@ struct StringPathGrammarTests {
         }
     }
 }
+
+extension StringPathGrammarTests {
+    /// The grammar reads Unicode scalars, not characters: a combining mark right after `.` or
+    /// `\` does not fuse with it and hide the separator or the escape; spelling round-trips.
+    @Test func separatorsAreScalarsNotCharacters() throws {
+        #expect(try StringPathGrammar.parse("a.\u{301}b") == [.name("a"), .name("\u{301}b")])
+        let tokens: [PathToken] = [.name("a"), .name("\u{301}b")]
+        let spelled = tokens.map(\.spelling).joined(separator: ".")
+        #expect(try StringPathGrammar.parse(spelled) == tokens)
+    }
+}

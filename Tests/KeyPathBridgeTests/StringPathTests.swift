@@ -126,4 +126,20 @@ struct StringPathTests {
             reports.elements
                 == [.notACollection("#1", type: "Address", path: "currentUser.address.#1")])
     }
+
+    /// A typo in a string path handed to an entry point that does not throw (`observe(root,
+    /// path)`, `ObservedPath(root, path)`, `observeCoalesced`, `bind`) is reported.
+    @Test func anUnknownNameInAStringBuiltPropertyPathIsReported() throws {
+        let reports = Recording<PathError>()
+        PathDiagnostics.setHandler { reports.append($0) }
+        defer { PathDiagnostics.setHandler(nil) }
+        let ann = User(name: "Ann")
+        let observer = TestObserver()
+        let path = try PropertyPath<User, Any>("nmae")  // typo; parses fine
+
+        let observed = observer.observe(ann, path) { _ in }
+
+        #expect(observed.value == nil)  // unreachable
+        #expect(reports.count == 1)
+    }
 }

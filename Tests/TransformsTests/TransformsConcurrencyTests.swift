@@ -161,26 +161,84 @@ struct TransformsConcurrencyTests {
             } else {
                 observer.observe(standAlone) { received.append($0.new) }
             }
-            let entered = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            let finished = DispatchSemaphore(value: 0)
-            Thread {
-                // Accepted by ann's observation, then paused before it is forwarded.
-                SwitchTestHooks.$beforeForwarding.withValue({
-                    entered.signal()
-                    release.wait()
-                }) {
-                    ann.name.value = "Annie"
-                }
-                finished.signal()
-            }.start()
-            entered.wait()
+            // Accepted by ann's observation, then paused before it is forwarded.
+            let paused = PausedBeforeForwarding { ann.name.value = "Annie" }
             currentUser.value = bob  // re-wires to bob and forwards "Bob"
-            release.signal()
-            finished.wait()
+            paused.resume()
 
             #expect(received.elements.last == "Bob", "ad hoc: \(adHoc)")
             #expect(!received.elements.contains("Annie"), "ad hoc: \(adHoc)")
         }
+    }
+
+    /// Ad hoc flatMapLatest over an origin that is not a cache: a selection made by a message
+    /// sent as the observation starts (here by the origin's 0→1 hook, "start loading now") is
+    /// kept: the initial wiring, handled after it, reads older state.
+    @Test func adHocSelectionSentWhileTheObservationStartsIsKept() {
+        let name = Var("Ann")
+        let users = Messenger<Var<String>?>()
+        users.whenObservationStateChanges { [weak users] isObserved in
+            if isObserved { users?.send(name) }
+        }
+        let observer = TestObserver()
+        let received = Recording<String>()
+        observer.observe(users).switchToLatest().new { received.append($0) }
+
+        name.value = "Annie"
+
+        #expect(received.elements == ["Ann", "Annie"])
+        #expect(name.isObserved)
+    }
+
+    /// Over a cache, the origin's 0→1 hook selects before the initial wiring is handled: the
+    /// wiring must not re-wire (and so drop a change the first inner observation accepted).
+    @Test func startAfterASelectionDoesNotLoseAChange() {
+        let ann = User("Ann")
+        let currentUser = Var<User?>(nil)
+        currentUser.whenObservationStateChanges { [weak currentUser] isObserved in
+            if isObserved { currentUser?.value = ann }
+        }
+        let observer = TestObserver()
+        let received = Recording<String>()
+        let paused = Recording<PausedBeforeForwarding>()
+        observer.observe(currentUser).flatMapLatest { $0.new?.name }.new { name in
+            received.append(name)
+            guard name == "Ann" else { return }
+            // Inside `receive`: the origin's observation started, the initial wiring did not.
+            paused.append(PausedBeforeForwarding { ann.name.value = "Anna" })
+        }
+        // `receive` returned: the initial wiring was handled.
+        paused.elements.first?.resume()
+
+        #expect(ann.name.value == "Anna")
+        #expect(received.elements == ["Ann", "Anna"])
+    }
+}
+
+/// Runs `send` on a new thread whose inner-message forwarding pauses (through the engine's
+/// `beforeForwarding` hook) until `resume()`; returns once the pause is reached.
+final class PausedBeforeForwarding: Sendable {
+    private let release = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ send: @escaping @Sendable () -> Void) {
+        let entered = DispatchSemaphore(value: 0)
+        let (release, finished) = (release, finished)
+        Thread {
+            SwitchTestHooks.$beforeForwarding.withValue({
+                entered.signal()
+                release.wait()
+            }) {
+                send()
+            }
+            finished.signal()
+        }.start()
+        entered.wait()
+    }
+
+    /// Lets the paused forwarding go on, and waits for the thread to finish.
+    func resume() {
+        release.signal()
+        finished.wait()
     }
 }

@@ -30,16 +30,35 @@ import Transforms
 public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?>>, ObservableCache
 {
     private let tracker: PathTracker<Value>
+    /// The receiver whose ad hoc observation (`observer.observe(root, …)`) this path is made for,
+    /// if it is: that observation is filed under the root, and ends with the path. Set once,
+    /// before the path is shared.
+    nonisolated(unsafe) private(set) var adHocOwner: ObjectIdentifier?
 
     /// Starts tracking `path` from `root`.
-    public init(
+    ///
+    /// A component of a string-built path that does not fit an object the path reaches is
+    /// reported through ``PathDiagnostics`` (``init(_:path:fileID:line:)`` throws it instead).
+    public convenience init(
         _ root: Root, _ path: PropertyPath<Root, Value>, fileID: StaticString = #fileID,
         line: UInt = #line
     ) {
+        self.init(
+            root, path, site: DeclarationSite(fileID: fileID, line: line),
+            collectingProblems: false)
+    }
+
+    /// Starts tracking `path` from `root`. With `collectingProblems`, a component that does not
+    /// fit an object reached by the initial wiring is kept for ``wiringProblem`` (for the
+    /// caller to throw), not reported.
+    init(
+        _ root: Root, _ path: PropertyPath<Root, Value>, site: DeclarationSite,
+        collectingProblems: Bool
+    ) {
         let core = MessengerCore<Update<Value?>>()
         tracker = PathTracker(
-            root: root, components: path.components,
-            site: DeclarationSite(fileID: fileID, line: line), output: core)
+            root: root, components: path.components, site: site, output: core,
+            collectingProblems: collectingProblems)
         super.init(core: core)
         tracker.wiring.setAuthor(self)
     }
@@ -50,6 +69,23 @@ public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?
 
     /// The path's end value, or `nil` while it is unreachable.
     public var value: Value? { tracker.current }
+
+    /// Records that the path is made for `receiver`'s ad hoc observation (before it is shared).
+    func belongs(to receiver: Receiver) {
+        adHocOwner = ObjectIdentifier(receiver)
+    }
+
+    /// Ends this path's observation by `observer` when it is the observer's ad hoc observation
+    /// (filed under the root, not under the path): the path ends, and frees the observation.
+    /// ``ObservableObject/stopBeingObserved(by:)`` for an ``ObservedPath`` also ends an ad hoc one.
+    ///
+    /// ```swift
+    /// let zip = viewModel.observe(cache, \.$currentUser, \.$address, \.$zipCode) { _ in }
+    /// zip.stopBeingObserved(by: viewModel)
+    /// ```
+    public func stopBeingObserved(by observer: any Observer) {
+        observer.stopObserving(self)
+    }
 
     /// The first component that did not fit an object when the path was first wired (a string
     /// path's), if any.
@@ -104,21 +140,23 @@ extension ObservedPath: @unchecked Sendable where Value: Sendable {}
 final class PathTracker<Value>: PathEnd, @unchecked Sendable {
     let wiring: PathWiring
     private let output: MessengerCore<Update<Value?>>
-    /// A typed path's rule is its end type's; a string path's end value is `Any`, compared by
-    /// what it holds, so that equal values never fire there either.
-    private let changeRule =
-        Value.self == Any.self ? ChangeRule<Value?>.comparingHeldValues : ChangeRule<Value?>()
+    /// For two end values (both reachable) whose end property has no rule of its own: a typed
+    /// path's end type's rule; a string path's end value is `Any`, compared by what it holds, so
+    /// that equal values never fire there either. (Reachability is compared first, apart: a
+    /// reachable nil is not unreachable.)
+    private let valueRule =
+        Value.self == Any.self ? ChangeRule<Value>.comparingHeldValues : ChangeRule<Value>()
     /// Guarded by the output core's lock, so that a new end value and its update are accepted
     /// in one step.
     @exclusivity(unchecked) private var end: Value?
 
     init(
         root: AnyObject, components: [PathComponent], site: DeclarationSite,
-        output: MessengerCore<Update<Value?>>
+        output: MessengerCore<Update<Value?>>, collectingProblems: Bool
     ) {
         self.output = output
         wiring = PathWiring(root: root, components: components, site: site)
-        wiring.start(end: self, author: output)
+        wiring.start(end: self, author: output, collectingProblems: collectingProblems)
     }
 
     /// The current end value (nil: unreachable).
@@ -141,14 +179,25 @@ final class PathTracker<Value>: PathEnd, @unchecked Sendable {
         output.lock.withLock { end = value }
     }
 
-    /// Sends an update if the end value changed (or if `forced`).
-    func publish(_ value: Any?, from author: AnyAuthor, forced: Bool) {
+    /// Sends an update if the end value changed (or if `forced`): reachability first, then the
+    /// end property's own rule (`rule`'s), or else the end type's.
+    func publish(_ value: Any?, from author: AnyAuthor, forced: Bool, rule: PathLink?) {
         let newEnd = value.map { $0 as! Value }
         output.send(from: author) { () -> Update<Value?>? in
             let old = end
-            guard forced || changeRule.isChange(from: old, to: newEnd) else { return nil }
+            guard forced || isChange(from: old, to: newEnd, rule: rule) else { return nil }
             end = newEnd
             return Update(old, newEnd)
+        }
+    }
+
+    /// Under the output's lock (a rule may be user code that must not touch the path).
+    private func isChange(from old: Value?, to new: Value?, rule: PathLink?) -> Bool {
+        switch (old, new) {
+        case (nil, nil): return false
+        case (nil, _), (_, nil): return true
+        case (let old?, let new?):
+            return rule?.isChange(from: old, to: new) ?? valueRule.isChange(from: old, to: new)
         }
     }
 

@@ -42,6 +42,7 @@ extension Observer {
         _ observed: ObservedPath<Root, Value>, root: Root, site: DeclarationSite,
         receive: @escaping (Update<Value?>) -> Void
     ) {
+        observed.belongs(to: receiver)
         _ = observed.messenger.core.connect(
             receiver: receiver, site: site, groupedUnder: PathRoot.group(of: root),
             handler: .message { [observed] update in

@@ -34,6 +34,8 @@ struct PathComponent: @unchecked Sendable {
     init<Object: AnyObject, Property: ObservableProperty>(_ keyPath: KeyPath<Object, Property>) {
         let name = ComponentName(keyPath)
         let shape = ObjectShape(Property.Value.self)
+        // A variable's rule is its value type's, which the path's end type has already.
+        let isVariable = Property.self is any VariableType.Type
         nameBox = name
         isOwnedByReceiver = true
         attach = { object, receiver, group, site, leadsOn, changed in
@@ -41,13 +43,21 @@ struct PathComponent: @unchecked Sendable {
             let property = unsafeDowncast(object, to: Object.self)[keyPath: keyPath]
             name.learn(from: object, property: property)
             var start: (value: Any?, next: AnyObject?) = (nil, nil)
+            // The object in the starting value is found under the property's lock only when that
+            // is a reinterpretation; dynamic casts wait until after unlocking.
             let connection = property.startObservation(
                 receiver: receiver, site: site, groupedUnder: group,
-                initial: { start = ($0, leadsOn ? shape.object(in: $0) : nil) }
+                initial: {
+                    start.value = $0
+                    if leadsOn, !shape.isDynamic { start.next = shape.object(in: $0) }
+                }
             ) { update, author in
                 changed(update.new, leadsOn ? shape.object(in: update.new) : nil, author)
             }
-            return PropertyLink(property, connection: connection, shape: shape, start: start)
+            if leadsOn, shape.isDynamic { start.next = PathLink.object(in: start.value) }
+            return PropertyLink(
+                property, connection: connection, shape: shape, start: start,
+                hasOwnRule: !isVariable)
         }
     }
 }
@@ -115,7 +125,8 @@ extension PathComponent {
                 throw .notAnObject(token.spelling, type: type, path: path)
             }
         }
-        return PropertyLink(property, connection: connection, shape: .dynamic, start: start)
+        return PropertyLink(
+            property, connection: connection, shape: .dynamic, start: start, hasOwnRule: true)
     }
 }
 

@@ -26,6 +26,16 @@ class PathLink {
     /// Sets the property (a binding's write); false if it cannot be set or the model is gone.
     func write(_ value: Any, as author: AnyAuthor) -> Bool { false }
 
+    /// Whether the link's observations still run (none was ended from the observed side).
+    var isObserving: Bool { true }
+
+    /// Whether what the link observes is still there (its property, or for `*` its object).
+    var isAlive: Bool { true }
+
+    /// The end property's own change rule for two reachable end values, or nil to use the end
+    /// type's. (May be user code, called under the path's output lock.)
+    func isChange(from old: Any, to new: Any) -> Bool? { nil }
+
     /// The object in a property's value, unwrapping optionals at any depth (an `Optional` in an
     /// `Any`); nil at any depth, or a value that is not an object, is nil.
     static func object(in value: Any?) -> AnyObject? {
@@ -63,15 +73,29 @@ final class PropertyLink<Property: ObservableProperty>: PathLink {
     private let connection: ConnectionBase
     private let shape: ObjectShape
     private let started: (value: Any?, next: AnyObject?)
+    /// Whether the property's own change rule decides at the end of a path: not for a `Var` of
+    /// a typed path, whose rule the end type's is.
+    private let hasOwnRule: Bool
 
     init(
         _ property: Property, connection: ConnectionBase, shape: ObjectShape,
-        start: (value: Any?, next: AnyObject?)
+        start: (value: Any?, next: AnyObject?), hasOwnRule: Bool
     ) {
         self.property = property
         self.connection = connection
         self.shape = shape
         started = start
+        self.hasOwnRule = hasOwnRule
+    }
+
+    override var isObserving: Bool { connection.isActive }
+    override var isAlive: Bool { property != nil }
+
+    override func isChange(from old: Any, to new: Any) -> Bool? {
+        guard hasOwnRule, let property, let old = old as? Property.Value,
+            let new = new as? Property.Value
+        else { return nil }
+        return property.isChange(from: old, to: new)
     }
 
     override var start: (value: Any?, next: AnyObject?) { started }
@@ -100,6 +124,8 @@ final class EveryPropertyLink: PathLink {
     }
 
     override func read() -> Any? { object }
+    override var isObserving: Bool { connections.allSatisfy(\.isActive) }
+    override var isAlive: Bool { object != nil }
 }
 
 /// How to find the object in a property's value, decided once per component from the value's
@@ -132,6 +158,9 @@ struct ObjectShape: Sendable {
             kind = .dynamic
         }
     }
+
+    /// Whether finding the object takes dynamic casts (not a reinterpretation).
+    var isDynamic: Bool { kind == .dynamic }
 
     /// The object in `value`, or nil if it holds none.
     func object<Value>(in value: Value) -> AnyObject? {

@@ -43,4 +43,25 @@ extension Observer {
     public func isObserving<Root: AnyObject>(_ root: Root) -> Bool {
         receiver.isObserving(inGroup: PathRoot.group(of: root))
     }
+
+    /// Ends this observer's observations of `path`: those of the path as an object, and the ad
+    /// hoc observation that returned it (`observe(root, …)`), which ends the path. Harmless if
+    /// there is none, or if `path` is nil.
+    ///
+    /// ```swift
+    /// let zip = viewModel.observe(cache, \.$currentUser, \.$address, \.$zipCode) { _ in }
+    /// viewModel.stopObserving(zip)
+    /// ```
+    public func stopObserving<Root: AnyObject, Value>(_ path: ObservedPath<Root, Value>?) {
+        guard let path else { return }
+        receiver.endObservations(inGroup: ObjectIdentifier(path.messenger.core))
+        if path.adHocOwner == ObjectIdentifier(receiver) { path.stop() }
+    }
+
+    /// Whether this observer observes `path`: as an object, or through the ad hoc observation
+    /// that returned it.
+    public func isObserving<Root: AnyObject, Value>(_ path: ObservedPath<Root, Value>) -> Bool {
+        receiver.isObserving(inGroup: ObjectIdentifier(path.messenger.core))
+            || (path.adHocOwner == ObjectIdentifier(receiver) && path.isObserved)
+    }
 }

@@ -21,9 +21,9 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
         /// The property at `level` changed to `value`; `next` is the object in it if the path
         /// goes on from there.
         case changed(level: Int, value: Any?, next: AnyObject?)
-        /// The observation of the root's property ended from the observed side: the root died,
-        /// or its property stopped being observed.
-        case rootEnded
+        /// The observation of a property along the path ended from the observed side: the
+        /// property (with its object, or the root) died, or it stopped being observed.
+        case observationEnded
     }
 
     @usableFromInline let switchEngine: SwitchEngine<Event>
@@ -37,6 +37,9 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     @exclusivity(unchecked) private var problem: PathError?
     /// Whether the initial wiring runs (touched only while handling events).
     private var isWiringInitially = false
+    /// Whether a problem of the initial wiring is kept for the creator to throw (else reported,
+    /// as every later one is). Set before the engine is shared.
+    private var collectsProblems = false
     @exclusivity(unchecked) private var endPropertyHandler: (() -> Void)?
     @exclusivity(unchecked) private var endHandler: (() -> Void)?
     /// The path object (the ``ObservedPath``), the author of the last update when the root dies.
@@ -44,9 +47,10 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     private weak var root: AnyObject?
     private let components: [PathComponent]
     private let site: DeclarationSite
-    /// Owns the observation of the root's property, to hear when the root (and so that
-    /// observation) dies: then the path is evaluated again from the root.
-    private let rootReceiver: Receiver
+    /// Owns the observations of the path's properties, to hear when one ends from the observed
+    /// side: when the root dies (its property dies with it), and when a property dies or stops
+    /// being observed.
+    private let receiver: Receiver
 
     init(root: AnyObject, components: [PathComponent], site: DeclarationSite) {
         self.root = root
@@ -54,9 +58,9 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
         self.site = site
         let engine = SwitchEngine<Event>(levels: components.count)
         switchEngine = engine
-        rootReceiver = Receiver { [weak engine] in
+        receiver = Receiver { [weak engine] in
             guard let engine else { return }
-            engine.send(.rootEnded, from: engine)
+            engine.send(.observationEnded, from: engine)
         }
         engine.start(for: self, site: site)
     }
@@ -65,13 +69,15 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     /// made meanwhile is handled after it; `end` gets the starting end value, and no update.
     /// (No other thread delivers the engine's events yet, so this one handles it before
     /// returning.)
-    func start(end: PathEnd, author: AnyAuthor) {
+    func start(end: PathEnd, author: AnyAuthor, collectingProblems: Bool) {
+        collectsProblems = collectingProblems
         lock.withLock { self.end = end }
         switchEngine.send(.wire, from: author)
     }
 
-    /// The first component that did not fit an object when the path was first wired: the
-    /// string path that has it throws it (later misfits go to ``PathDiagnostics``).
+    /// The first component that did not fit an object when the path was first wired, if the
+    /// creator collects problems (to throw it; later misfits, and all of them otherwise, go to
+    /// ``PathDiagnostics``).
     var initialProblem: PathError? { lock.withLock { problem } }
 
     /// Whether the path still runs: not stopped, and the root is alive.
@@ -128,6 +134,11 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
         endHandler?()
     }
 
+    /// The link to the end property, if the path reaches it.
+    private var endLink: PathLink? {
+        lock.withLock { links.count == components.count ? links.last : nil }
+    }
+
     /// The path's typed end, unless the path stopped.
     private var runningEnd: PathEnd? {
         lock.withLock { stopped ? nil : end }
@@ -140,9 +151,14 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
         switch event {
         case .changed(let level, let value, let next):
             guard let end = runningEnd else { return }
+            // A root whose first property outlives it (shared with another object) is found dead
+            // here, at the next change.
+            guard root != nil else {
+                return endWithRoot(end, from: lock.withLock { pathObject } ?? author)
+            }
             let forced = author === ManualTrigger.author
             if level == components.count - 1 {
-                end.publish(value, from: author, forced: forced)
+                end.publish(value, from: author, forced: forced, rule: endLink)
             } else {
                 // An object along the path changed: re-wire everything after it.
                 rewire(after: level, object: next, to: end, from: author, forced: forced)
@@ -161,22 +177,36 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
                 return
             }
             end.start(with: endValue)
-        case .rootEnded:
+        case .observationEnded:
             guard let end = runningEnd else { return }
             // The update this causes has no author of its own: the path is its author.
             let path = lock.withLock { pathObject } ?? author
-            if let root {
-                // Not a death: the root's property stopped being observed. Observe it again.
-                rewire(after: -1, object: root, to: end, from: path, forced: false)
-                return
-            }
-            // The root died: a last update to unreachable, then the path is over, and so is
-            // every observation of it (which frees an ad hoc observation's path, handler and
-            // all), once that update reached them, even if another delivery runs.
-            rewire(after: -1, object: nil, to: end, from: path, forced: false)
-            stop()
-            end.finish()
+            guard let root else { return endWithRoot(end, from: path) }
+            observationEnded(from: root, to: end, from: path)
         }
+    }
+
+    /// The root died: a last update to unreachable, then the path is over, and so is every
+    /// observation of it (which frees an ad hoc observation's path, handler and all), once that
+    /// update reached them, even if another delivery runs.
+    private func endWithRoot(_ end: PathEnd, from path: AnyAuthor) {
+        rewire(after: -1, object: nil, to: end, from: path, forced: false)
+        stop()
+        end.finish()
+    }
+
+    /// The observation of a property along the path ended from the observed side, and the root
+    /// lives: if the property lives (it stopped being observed), observe it again, and what
+    /// follows; if it died while its object lives (a computed property that returns a new
+    /// observable each time, say), the rest of the path is unreachable — observing it again
+    /// would end again at once.
+    private func observationEnded(from root: AnyObject, to end: PathEnd, from path: AnyAuthor) {
+        let current = lock.withLock { links }
+        guard let level = current.firstIndex(where: { !$0.isObserving }) else { return }
+        let object = level == 0 ? root : current[level - 1].next()
+        let reattach = current[level].isAlive
+        rewire(
+            after: level - 1, object: reattach ? object : nil, to: end, from: path, forced: false)
     }
 
     /// Attaches the components from `level` on, starting at `object`; returns the links and the
@@ -190,7 +220,6 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
                 switchEngine.invalidate(from: index)
                 return (attached, nil)
             }
-            let receiver = index == 0 ? rootReceiver : nil
             let tag = switchEngine.tag(level: index)
             let isEnd = index == components.count - 1
             let changed: PathLink.Changed = { [switchEngine] value, next, author in
@@ -202,7 +231,7 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
                 link = try components[index].attach(current, receiver, nil, site, !isEnd, changed)
             } catch {
                 // The rest of the path is unreachable from this object.
-                if isWiringInitially {
+                if isWiringInitially && collectsProblems {
                     lock.withLock { problem = problem ?? error }
                 } else {
                     PathDiagnostics.report(error)
@@ -228,17 +257,17 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
         forced: Bool
     ) {
         let (attached, endValue) = attach(from: level + 1, object: object)
+        let reachesEnd = level + 1 + attached.count == components.count
         let (detached, installed, endHandler) = lock.withLock {
             () -> ([PathLink], Bool, (() -> Void)?) in
             guard !stopped, level < links.count else { return (attached, false, nil) }
             let detached = Array(links[(level + 1)...])
             links.replaceSubrange((level + 1)..., with: attached)
-            let reachesEnd = links.count == components.count
             return (detached, true, reachesEnd ? endPropertyHandler : nil)
         }
         for old in detached { old.end() }
         guard installed else { return }
-        end.publish(endValue, from: author, forced: forced)
+        end.publish(endValue, from: author, forced: forced, rule: reachesEnd ? attached.last : nil)
         endHandler?()
     }
 }
@@ -247,8 +276,9 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
 protocol PathEnd: AnyObject {
     /// The end value when the path was wired: no update.
     func start(with value: Any?)
-    /// A new end value: an update if it changed (or if `forced`).
-    func publish(_ value: Any?, from author: AnyAuthor, forced: Bool)
+    /// A new end value: an update if it changed (or if `forced`), by the rule of `rule`, the
+    /// link to the end property, if it has one of its own.
+    func publish(_ value: Any?, from author: AnyAuthor, forced: Bool, rule: PathLink?)
     /// The root died and the last update was published: end the path's observations once it
     /// reached them.
     func finish()

@@ -49,7 +49,9 @@ extension ObservedPath where Value == Any {
         _ root: Root, path text: String, fileID: StaticString = #fileID, line: UInt = #line
     ) throws(PathError) {
         let path = try PropertyPath<Root, Any>(text)
-        self.init(root, path, fileID: fileID, line: line)
+        self.init(
+            root, path, site: DeclarationSite(fileID: fileID, line: line),
+            collectingProblems: true)
         if let problem = wiringProblem {
             stop()
             throw problem

@@ -24,14 +24,16 @@ package enum PathToken: Equatable, Sendable {
     }
 
     /// `name` with a backslash before each `.` and `\`, and before a leading `#`, `*` or digit.
+    /// (Unicode scalars, as the grammar reads them: a combining mark after a separator does not
+    /// fuse with it.)
     private static func escaped(_ name: String) -> String {
-        var text = ""
-        for (offset, character) in name.enumerated() {
-            let leading = offset == 0 && (character == "#" || character == "*" || character.isDigit)
-            if character == "." || character == "\\" || leading { text.append("\\") }
-            text.append(character)
+        var text = String.UnicodeScalarView()
+        for (offset, scalar) in name.unicodeScalars.enumerated() {
+            let leading = offset == 0 && (scalar == "#" || scalar == "*" || scalar.isDigit)
+            if scalar == "." || scalar == "\\" || leading { text.append("\\") }
+            text.append(scalar)
         }
-        return text
+        return String(text)
     }
 }
 
@@ -45,28 +47,32 @@ package enum StringPathGrammar {
     /// - Throws: ``PathError/malformed(path:reason:)`` saying what is wrong and where.
     package static func parse(_ text: String) throws(PathError) -> [PathToken] {
         guard !text.isEmpty else { throw .malformed(path: text, reason: "it is empty") }
+        // Unicode scalars, not characters: a combining mark right after `.` or `\` must not
+        // fuse with it into one character and hide the separator or the escape.
         var tokens: [PathToken] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var escapedAny = false
-        var characters = text.makeIterator()
-        while let character = characters.next() {
-            switch character {
+        var scalars = text.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            switch scalar {
             case "\\":
-                guard let next = characters.next() else {
+                guard let next = scalars.next() else {
                     throw .malformed(path: text, reason: "it ends with a lone backslash")
                 }
                 current.append(next)
                 escapedAny = true
             case ".":
                 tokens.append(
-                    try token(current, escaped: escapedAny, number: tokens.count + 1, in: text))
-                current = ""
+                    try token(
+                        String(current), escaped: escapedAny, number: tokens.count + 1, in: text))
+                current = String.UnicodeScalarView()
                 escapedAny = false
             default:
-                current.append(character)
+                current.append(scalar)
             }
         }
-        tokens.append(try token(current, escaped: escapedAny, number: tokens.count + 1, in: text))
+        tokens.append(
+            try token(String(current), escaped: escapedAny, number: tokens.count + 1, in: text))
         if let star = tokens.firstIndex(of: .everyProperty), star != tokens.count - 1 {
             throw .malformed(path: text, reason: "\"*\" can only be the last component")
         }
@@ -83,27 +89,28 @@ package enum StringPathGrammar {
         }
         if escaped { return .name(component) }
         if component == "*" { return .everyProperty }
-        if component.hasPrefix("#") {
-            let digits = component.dropFirst()
+        let scalars = component.unicodeScalars
+        if scalars.first == "#" {
+            let digits = scalars.dropFirst()
             guard !digits.isEmpty, digits.allSatisfy(\.isDigit) else {
                 throw .malformed(
                     path: text,
                     reason: "in component \(number), \"#\" must be followed by an index (#3)")
             }
-            return .indexFollowing(try index(digits, number: number, in: text))
+            return .indexFollowing(try index(String(digits), number: number, in: text))
         }
-        guard let first = component.first, first.isDigit else { return .name(component) }
-        guard component.allSatisfy(\.isDigit) else {
+        guard let first = scalars.first, first.isDigit else { return .name(component) }
+        guard scalars.allSatisfy(\.isDigit) else {
             throw .malformed(
                 path: text,
                 reason: "component \(number) (\"\(component)\") starts with a digit but is not "
                     + "an index; escape it (\\\(component)) to name a key")
         }
-        return .objectFollowing(try index(component[...], number: number, in: text))
+        return .objectFollowing(try index(component, number: number, in: text))
     }
 
     private static func index(
-        _ digits: Substring, number: Int, in text: String
+        _ digits: String, number: Int, in text: String
     ) throws(PathError) -> Int {
         guard let index = Int(digits) else {
             throw .malformed(path: text, reason: "the index in component \(number) is too large")
@@ -112,7 +119,7 @@ package enum StringPathGrammar {
     }
 }
 
-extension Character {
+extension Unicode.Scalar {
     /// An ASCII decimal digit (what a string path's indices are made of).
-    fileprivate var isDigit: Bool { isASCII && isNumber }
+    fileprivate var isDigit: Bool { ("0"..."9").contains(self) }
 }

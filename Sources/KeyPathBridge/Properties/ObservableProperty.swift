@@ -45,7 +45,10 @@ public protocol ObservableProperty<Value>: ObservableCache where Message == Upda
     var value: Value { get }
 
     /// Whether going from `old` to `new` is a change, which the property sends. (A `Var`'s
-    /// rule: `!=` for `Equatable` values, `!==` for objects, always for other values.)
+    /// rule: `!=` for `Equatable` values, `!==` for objects, always for other values.) A path
+    /// that ends at the property compares its end values by this rule too, when it re-wires to
+    /// another property; it may call it while a Herald lock is held, so it must not touch
+    /// Herald objects.
     func isChange(from old: Value, to new: Value) -> Bool
 
     /// The property's name for debug logs, if it knows it; nil by default.
@@ -75,6 +78,10 @@ public protocol SettableProperty<Value>: ObservableProperty {
 }
 
 extension Variable: SettableProperty {}
+
+/// Marks `Variable`, whose change rule is its value type's (recognized without knowing `Value`).
+protocol VariableType {}
+extension Variable: VariableType {}
 
 extension ObservableProperty {
     /// Starts an observation of the property's updates (owned by `receiver`, if any, and filed

@@ -31,6 +31,9 @@ final class LatestInner<Inner: ObservableObject>: SwitchEngineClient, @unchecked
     // (one at a time) changes it.
     private let lock = Lock()
     @exclusivity(unchecked) private var current: (inner: Inner, connection: ConnectionBase)?
+    /// Whether a selection was handled: the initial wiring (`.start`) then has nothing to add,
+    /// since a selection carries newer state. Touched only while handling events.
+    private var hasSelected = false
 
     @usableFromInline
     init(site: DeclarationSite, forward: @escaping (Inner.Message, AnyAuthor) -> Void) {
@@ -66,8 +69,12 @@ final class LatestInner<Inner: ObservableObject>: SwitchEngineClient, @unchecked
         case .message(let message):
             forward(message, author)
         case .select(let inner, let announce):
+            hasSelected = true
             rewire(to: inner, announcing: announce, from: author)
         case .start(let select):
+            // A message of the origin that arrived first (sent as the observation started, by
+            // the origin's 0→1 hook, say) selected from newer state than the start reads.
+            guard !hasSelected else { return }
             rewire(to: select(), announcing: false, from: author)
         }
     }
