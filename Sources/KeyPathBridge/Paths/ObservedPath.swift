@@ -140,12 +140,13 @@ extension ObservedPath: @unchecked Sendable where Value: Sendable {}
 final class PathTracker<Value>: PathEnd, @unchecked Sendable {
     let wiring: PathWiring
     private let output: MessengerCore<Update<Value?>>
-    /// For two end values (both reachable) whose end property has no rule of its own: a typed
-    /// path's end type's rule; a string path's end value is `Any`, compared by what it holds, so
-    /// that equal values never fire there either. (Reachability is compared first, apart: a
-    /// reachable nil is not unreachable.)
-    private let valueRule =
-        Value.self == Any.self ? ChangeRule<Value>.comparingHeldValues : ChangeRule<Value>()
+    /// For end values whose end property has no rule of its own: a typed path's end type's
+    /// rule (for `Value?`, so a reachable nil is not unreachable); nil for a string path.
+    private let typedRule: ChangeRule<Value?>? =
+        Value.self == Any.self ? nil : ChangeRule<Value?>()
+    /// A string path's end value is `Any`, compared by what it holds (after reachability), so
+    /// that equal values never fire there either.
+    private static var heldValueRule: ChangeRule<Any> { .comparingHeldValues }
     /// Guarded by the output core's lock, so that a new end value and its update are accepted
     /// in one step.
     @exclusivity(unchecked) private var end: Value?
@@ -193,12 +194,13 @@ final class PathTracker<Value>: PathEnd, @unchecked Sendable {
 
     /// Under the output's lock (a rule may be user code that must not touch the path).
     private func isChange(from old: Value?, to new: Value?, rule: PathLink?) -> Bool {
-        switch (old, new) {
-        case (nil, nil): return false
-        case (nil, _), (_, nil): return true
-        case (let old?, let new?):
-            return rule?.isChange(from: old, to: new) ?? valueRule.isChange(from: old, to: new)
+        if let rule, rule.hasOwnRule {
+            guard let old, let new else { return (old == nil) != (new == nil) }
+            if let isChange = rule.isChange(from: old, to: new) { return isChange }
         }
+        if let typedRule { return typedRule.isChange(from: old, to: new) }
+        guard let old, let new else { return (old == nil) != (new == nil) }
+        return Self.heldValueRule.isChange(from: old, to: new)
     }
 
     func finish() {

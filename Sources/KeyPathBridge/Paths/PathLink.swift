@@ -32,6 +32,9 @@ class PathLink {
     /// Whether what the link observes is still there (its property, or for `*` its object).
     var isAlive: Bool { true }
 
+    /// Whether the property has a change rule of its own that decides at the end of a path.
+    var hasOwnRule: Bool { false }
+
     /// The end property's own change rule for two reachable end values, or nil to use the end
     /// type's. (May be user code, called under the path's output lock.)
     func isChange(from old: Any, to new: Any) -> Bool? { nil }
@@ -75,7 +78,7 @@ final class PropertyLink<Property: ObservableProperty>: PathLink {
     private let started: (value: Any?, next: AnyObject?)
     /// Whether the property's own change rule decides at the end of a path: not for a `Var` of
     /// a typed path, whose rule the end type's is.
-    private let hasOwnRule: Bool
+    private let ownRule: Bool
 
     init(
         _ property: Property, connection: ConnectionBase, shape: ObjectShape,
@@ -85,14 +88,16 @@ final class PropertyLink<Property: ObservableProperty>: PathLink {
         self.connection = connection
         self.shape = shape
         started = start
-        self.hasOwnRule = hasOwnRule
+        ownRule = hasOwnRule
     }
+
+    override var hasOwnRule: Bool { ownRule }
 
     override var isObserving: Bool { connection.isActive }
     override var isAlive: Bool { property != nil }
 
     override func isChange(from old: Any, to new: Any) -> Bool? {
-        guard hasOwnRule, let property, let old = old as? Property.Value,
+        guard ownRule, let property, let old = old as? Property.Value,
             let new = new as? Property.Value
         else { return nil }
         return property.isChange(from: old, to: new)
