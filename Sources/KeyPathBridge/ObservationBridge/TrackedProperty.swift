@@ -12,7 +12,7 @@ extension PathComponent {
             "Herald: a tracked @Observable property cannot deliver on .immediate: Observation "
                 + "reports a change before the property is set, so the new value can only be "
                 + "read later. Use the main queue (the default) or another asynchronous scheduler.")
-        let name = ComponentName(keyPath)
+        let name = ComponentName.shared(keyPath)
         let shape = ObjectShape(Value.self)
         nameBox = name
         isOwnedByReceiver = false

@@ -32,7 +32,7 @@ struct PathComponent: @unchecked Sendable {
 
     /// A component for the observable property that `keyPath` leads to.
     init<Object: AnyObject, Property: ObservableProperty>(_ keyPath: KeyPath<Object, Property>) {
-        let name = ComponentName(keyPath)
+        let name = ComponentName.shared(keyPath)
         let shape = ObjectShape(Property.Value.self)
         // A variable's rule is its value type's, which the path's end type has already.
         let isVariable = Property.self is any VariableType.Type
@@ -156,6 +156,19 @@ final class ComponentName: @unchecked Sendable {
 
     var name: String { lock.withLock { known } ?? placeholder }
 
+    /// The name of the component for `keyPath`, one per key path in the process: every path
+    /// built with the key path shares it, so the key path is described, and the name searched
+    /// for by reflection, once, not once per path (which cost most of starting a path).
+    static func shared<Object, Value>(_ keyPath: KeyPath<Object, Value>) -> ComponentName {
+        if let name = SharedNames.lock.withLock({ SharedNames.names[keyPath] }) { return name }
+        let made = ComponentName(keyPath)
+        return SharedNames.lock.withLock {
+            if let raced = SharedNames.names[keyPath] { return raced }
+            SharedNames.names[keyPath] = made
+            return made
+        }
+    }
+
     /// Finds the name of `property` among the observable properties of `object`, once (unless
     /// the property knows its name).
     func learn<Property: ObservableProperty>(from object: AnyObject, property: Property) {
@@ -190,4 +203,10 @@ final class ComponentName: @unchecked Sendable {
             }
         }
     }
+}
+
+/// The component names shared per key path (see ``ComponentName/shared(_:)``).
+private enum SharedNames {
+    static let lock = Lock()
+    nonisolated(unsafe) static var names: [AnyKeyPath: ComponentName] = [:]
 }
