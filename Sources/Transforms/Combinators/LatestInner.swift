@@ -11,9 +11,9 @@ import Messaging
 /// re-wiring to another object is a change of state that the observer must hear about (this is
 /// what a key path does when an intermediate object changes).
 @usableFromInline
-final class LatestInner<Inner: ObservableObject>: SwitchEngineClient, @unchecked Sendable {
+package final class LatestInner<Inner: ObservableObject>: SwitchEngineClient, @unchecked Sendable {
     @usableFromInline
-    enum Event {
+    package enum Event {
         /// Observe this inner object (nil: none, "unreachable"); forward its latest message if
         /// `announce` and it has one.
         case select(Inner?, announce: Bool)
@@ -24,7 +24,7 @@ final class LatestInner<Inner: ObservableObject>: SwitchEngineClient, @unchecked
         case message(Inner.Message)
     }
 
-    @usableFromInline let switchEngine = SwitchEngine<Event>(levels: 1)
+    @usableFromInline package let switchEngine = SwitchEngine<Event>(levels: 1)
     private let site: DeclarationSite
     private let forward: (Inner.Message, AnyAuthor) -> Void
     // `lock` guards `current`, which `inner` reads from any thread; only the handling of events
@@ -36,7 +36,7 @@ final class LatestInner<Inner: ObservableObject>: SwitchEngineClient, @unchecked
     private var hasSelected = false
 
     @usableFromInline
-    init(site: DeclarationSite, forward: @escaping (Inner.Message, AnyAuthor) -> Void) {
+    package init(site: DeclarationSite, forward: @escaping (Inner.Message, AnyAuthor) -> Void) {
         self.site = site
         self.forward = forward
         switchEngine.start(for: self, site: site)
@@ -52,7 +52,7 @@ final class LatestInner<Inner: ObservableObject>: SwitchEngineClient, @unchecked
     /// Observes `inner` instead of the current inner object (nil: none, "unreachable"), and
     /// forwards its latest message, on behalf of `author`, if it is a cache.
     @usableFromInline
-    func switchTo(_ inner: Inner?, author: AnyAuthor) {
+    package func switchTo(_ inner: Inner?, author: AnyAuthor) {
         switchEngine.send(.select(inner, announce: true), from: author)
     }
 
@@ -60,11 +60,11 @@ final class LatestInner<Inner: ObservableObject>: SwitchEngineClient, @unchecked
     /// other events, so it reads the origin's state after the origin's observation started
     /// (whatever changes it later arrives as a message). Forwards nothing.
     @usableFromInline
-    func start(selecting select: @escaping () -> Inner?) {
+    package func start(selecting select: @escaping () -> Inner?) {
         switchEngine.send(.start(select), from: self)
     }
 
-    @usableFromInline func handle(_ event: Event, from author: AnyAuthor) {
+    @usableFromInline package func handle(_ event: Event, from author: AnyAuthor) {
         switch event {
         case .message(let message):
             forward(message, author)
