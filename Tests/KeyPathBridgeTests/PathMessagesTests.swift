@@ -54,7 +54,9 @@ struct PathMessagesTests {
         let second = Workspace(pinned: Document("two"))
         let observer = TestObserver()
         let received = Recording<String>()
-        observer.observeMessages(of: app, \.$workspace, \.$pinned) { received.append($0) }
+        observer.observeMessages(of: app, PropertyPath(\App.$workspace).appending(\.$pinned)) {
+            received.append($0)
+        }
 
         app.workspace = first
         first.pinned.send("one 1")

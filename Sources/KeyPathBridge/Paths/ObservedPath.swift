@@ -30,10 +30,10 @@ import Transforms
 public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?>>, ObservableCache
 {
     private let tracker: PathTracker<Value>
-    /// The receiver whose ad hoc observation (`observer.observe(root, …)`) this path is made for,
-    /// if it is: that observation is filed under the root, and ends with the path. Set once,
-    /// before the path is shared.
-    nonisolated(unsafe) private(set) var adHocOwner: ObjectIdentifier?
+    /// The ad hoc observation (`observer.observe(root, …)`) this path was made for, if it was:
+    /// that observation is filed under the root. Weak: the observation holds the path. Set
+    /// once, before the path is shared.
+    nonisolated(unsafe) private(set) weak var adHocObservation: ConnectionBase?
 
     /// Starts tracking `path` from `root`.
     ///
@@ -70,14 +70,23 @@ public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?
     /// The path's end value, or `nil` while it is unreachable.
     public var value: Value? { tracker.current }
 
-    /// Records that the path is made for `receiver`'s ad hoc observation (before it is shared).
-    func belongs(to receiver: Receiver) {
-        adHocOwner = ObjectIdentifier(receiver)
+    /// Records the ad hoc observation the path is made for (before the path is shared).
+    func belongs(to observation: ConnectionBase) {
+        adHocObservation = observation
     }
 
-    /// Ends this path's observation by `observer` when it is the observer's ad hoc observation
-    /// (filed under the root, not under the path): the path ends, and frees the observation.
-    /// ``ObservableObject/stopBeingObserved(by:)`` for an ``ObservedPath`` also ends an ad hoc one.
+    /// The running ad hoc observation of this path that `receiver` owns, if any.
+    func adHocObservation(ownedBy receiver: Receiver) -> ConnectionBase? {
+        guard let observation = adHocObservation, observation.isActive,
+            observation.isOwned(by: receiver)
+        else { return nil }
+        return observation
+    }
+
+    /// Ends `observer`'s observations of this path: those of the path as an object, and the ad
+    /// hoc observation that returned it (`observer.observe(root, …)`, filed under the root).
+    /// (Called on a value whose type is `ObservedPath`; generic code that sees only an
+    /// ``ObservableObject`` calls the protocol's method, which does not see the ad hoc one.)
     ///
     /// ```swift
     /// let zip = viewModel.observe(cache, \.$currentUser, \.$address, \.$zipCode) { _ in }

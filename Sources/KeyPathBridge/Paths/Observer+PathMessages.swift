@@ -44,7 +44,7 @@ extension Observer {
     }
 
     /// Observes the messages of the observable object that the property `p1` of `root` holds,
-    /// whichever object that is now.
+    /// whichever object that is now. (Longer paths: the form for a ``PropertyPath``.)
     ///
     /// ```swift
     /// viewModel.observeMessages(of: workspace, \.$currentDocument) { change in }
@@ -66,27 +66,6 @@ extension Observer {
     ) -> ObservedPath<Root, Object> where P1.Value == Object {
         observeMessages(
             of: root, PropertyPath(p1), fileID: fileID, line: line, receive: receive)
-    }
-
-    /// Observes the messages of the observable object at the end of the path of 2 properties
-    /// from `root`, whichever object that is now. (Longer paths: the form for a
-    /// ``PropertyPath``.)
-    ///
-    /// ```swift
-    /// viewModel.observeMessages(of: app, \.$workspace, \.$pinned) { change in }
-    /// ```
-    @discardableResult
-    public func observeMessages<
-        Root: AnyObject, A: AnyObject, P1: ObservableProperty, P2: ObservableProperty,
-        Object: ObservableObject
-    >(
-        of root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
-        fileID: StaticString = #fileID, line: UInt = #line,
-        receive: @escaping (Object.Message) -> Void
-    ) -> ObservedPath<Root, Object> where P1.Value == A?, P2.Value == Object {
-        observeMessages(
-            of: root, PropertyPath(p1).appending(p2), fileID: fileID, line: line,
-            receive: receive)
     }
 
     /// The one implementation: the path's end value, turned into the object by `object`,

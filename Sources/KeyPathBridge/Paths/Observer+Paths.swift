@@ -42,12 +42,15 @@ extension Observer {
         _ observed: ObservedPath<Root, Value>, root: Root, site: DeclarationSite,
         receive: @escaping (Update<Value?>) -> Void
     ) {
-        observed.belongs(to: receiver)
-        _ = observed.messenger.core.connect(
+        let connection = observed.messenger.core.connect(
             receiver: receiver, site: site, groupedUnder: PathRoot.group(of: root),
             handler: .message { [observed] update in
                 withExtendedLifetime(observed) { receive(update) }
             })
+        observed.belongs(to: connection)
+        // A path that is over already (it cannot observe its root) frees this observation now;
+        // one that ends later ends it itself.
+        if !observed.isActive { connection.end() }
     }
 
     /// Observes the end value of the path of 1 property from `root`; `receive` gets the new

@@ -156,17 +156,26 @@ final class ComponentName: @unchecked Sendable {
 
     var name: String { lock.withLock { known } ?? placeholder }
 
-    /// The name of the component for `keyPath`, one per key path in the process: every path
-    /// built with the key path shares it, so the key path is described, and the name searched
-    /// for by reflection, once, not once per path (which cost most of starting a path).
+    /// The name of the component for `keyPath`, shared by every path built with the same key
+    /// path object: the key path is described, and the name searched for by reflection, once,
+    /// not once per path (which cost most of starting a path). The cache knows key paths by
+    /// identity and holds them weakly, so it keeps no subscript argument alive and runs no
+    /// `hash(into:)` of one; a key path literal without arguments is one object for the whole
+    /// process. It is emptied when it grows past 1,024 key paths.
     static func shared<Object, Value>(_ keyPath: KeyPath<Object, Value>) -> ComponentName {
-        if let name = SharedNames.lock.withLock({ SharedNames.names[keyPath] }) { return name }
+        let key = ObjectIdentifier(keyPath)
+        let cached = SharedNames.lock.withLock { SharedNames.names[key] }
+        if let cached, cached.keyPath === keyPath { return cached.name }
         let made = ComponentName(keyPath)
-        return SharedNames.lock.withLock {
-            if let raced = SharedNames.names[keyPath] { return raced }
-            SharedNames.names[keyPath] = made
-            return made
+        let dropped = SharedNames.lock.withLock { () -> [ObjectIdentifier: SharedNames.Entry] in
+            if let raced = SharedNames.names[key], raced.keyPath === keyPath { return [:] }
+            var dropped: [ObjectIdentifier: SharedNames.Entry] = [:]
+            if SharedNames.names.count >= 1_024 { swap(&dropped, &SharedNames.names) }
+            SharedNames.names[key] = SharedNames.Entry(keyPath: keyPath, name: made)
+            return dropped
         }
+        _ = dropped  // released after unlocking
+        return made
     }
 
     /// Finds the name of `property` among the observable properties of `object`, once (unless
@@ -207,6 +216,11 @@ final class ComponentName: @unchecked Sendable {
 
 /// The component names shared per key path (see ``ComponentName/shared(_:)``).
 private enum SharedNames {
+    struct Entry {
+        weak var keyPath: AnyKeyPath?
+        let name: ComponentName
+    }
+
     static let lock = Lock()
-    nonisolated(unsafe) static var names: [AnyKeyPath: ComponentName] = [:]
+    nonisolated(unsafe) static var names: [ObjectIdentifier: Entry] = [:]
 }

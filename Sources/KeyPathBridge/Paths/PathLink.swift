@@ -32,6 +32,9 @@ class PathLink {
     /// Whether what the link observes is still there (its property, or for `*` its object).
     var isAlive: Bool { true }
 
+    /// The identity of what the link observes (its property), if it is still there.
+    var identity: ObjectIdentifier? { nil }
+
     /// Whether the property has a change rule of its own that decides at the end of a path.
     var hasOwnRule: Bool { false }
 
@@ -95,6 +98,7 @@ final class PropertyLink<Property: ObservableProperty>: PathLink {
 
     override var isObserving: Bool { connection.isActive }
     override var isAlive: Bool { property != nil }
+    override var identity: ObjectIdentifier? { property.map(ObjectIdentifier.init) }
 
     override func isChange(from old: Any, to new: Any) -> Bool? {
         guard ownRule, let property, let old = old as? Property.Value,

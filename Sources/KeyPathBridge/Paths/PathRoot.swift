@@ -45,8 +45,9 @@ extension Observer {
     }
 
     /// Ends this observer's observations of `path`: those of the path as an object, and the ad
-    /// hoc observation that returned it (`observe(root, …)`), which ends the path. Harmless if
-    /// there is none, or if `path` is nil.
+    /// hoc observation that returned it (`observe(root, …)`). Other observers' observations of
+    /// the path go on (while something holds the path). Harmless if there is none, or if
+    /// `path` is nil.
     ///
     /// ```swift
     /// let zip = viewModel.observe(cache, \.$currentUser, \.$address, \.$zipCode) { _ in }
@@ -55,13 +56,13 @@ extension Observer {
     public func stopObserving<Root: AnyObject, Value>(_ path: ObservedPath<Root, Value>?) {
         guard let path else { return }
         receiver.endObservations(inGroup: ObjectIdentifier(path.messenger.core))
-        if path.adHocOwner == ObjectIdentifier(receiver) { path.stop() }
+        path.adHocObservation(ownedBy: receiver)?.end()
     }
 
     /// Whether this observer observes `path`: as an object, or through the ad hoc observation
     /// that returned it.
     public func isObserving<Root: AnyObject, Value>(_ path: ObservedPath<Root, Value>) -> Bool {
         receiver.isObserving(inGroup: ObjectIdentifier(path.messenger.core))
-            || (path.adHocOwner == ObjectIdentifier(receiver) && path.isObserved)
+            || path.adHocObservation(ownedBy: receiver) != nil
     }
 }

@@ -37,6 +37,9 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     @exclusivity(unchecked) private var problem: PathError?
     /// Whether the initial wiring runs (touched only while handling events).
     private var isWiringInitially = false
+    /// The link a property's observation was last attached again by, after it ended from the
+    /// observed side, until another change is handled (touched only while handling events).
+    private var lastReattached: PathLink?
     /// Whether a problem of the initial wiring is kept for the creator to throw (else reported,
     /// as every later one is). Set before the engine is shared.
     private var collectsProblems = false
@@ -150,6 +153,7 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     @usableFromInline func handle(_ event: Event, from author: AnyAuthor) {
         switch event {
         case .changed(let level, let value, let next):
+            lastReattached = nil
             guard let end = runningEnd else { return }
             // A root whose first property outlives it (shared with another object) is found dead
             // here, at the next change.
@@ -177,6 +181,7 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
                 return
             }
             end.start(with: endValue)
+            endIfRootIsUnobservable(end)
         case .observationEnded:
             guard let end = runningEnd else { return }
             // The update this causes has no author of its own: the path is its author.
@@ -200,13 +205,39 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     /// follows; if it died while its object lives (a computed property that returns a new
     /// observable each time, say), the rest of the path is unreachable — observing it again
     /// would end again at once.
+    ///
+    /// Observing the same property again sends nothing and tells no binding (the end property
+    /// did not change; a change made while it was not observed is not seen). A property that
+    /// ends its observation again before anything else happened (one that refuses observers,
+    /// from its 0→1 hook) is not observed again: the rest of the path is unreachable.
     private func observationEnded(from root: AnyObject, to end: PathEnd, from path: AnyAuthor) {
         let current = lock.withLock { links }
         guard let level = current.firstIndex(where: { !$0.isObserving }) else { return }
+        let ended = current[level]
         let object = level == 0 ? root : current[level - 1].next()
-        let reattach = current[level].isAlive
-        rewire(
-            after: level - 1, object: reattach ? object : nil, to: end, from: path, forced: false)
+        let refused = ended === lastReattached
+        let reattach = ended.isAlive && !refused
+        let endBefore = current.count == components.count ? current.last?.identity : nil
+        let attached = rewire(
+            after: level - 1, object: reattach ? object : nil, to: end, from: path, forced: false,
+            quietIfEndIs: endBefore)
+        lastReattached = reattach ? attached.first : nil
+        endIfRootIsUnobservable(end)
+    }
+
+    /// A path that observes nothing of its root (the root's property died while the root lives,
+    /// refuses observers, or does not fit) can neither change nor hear of the root's death: it
+    /// ends now, and so do its observations, which are freed.
+    private func endIfRootIsUnobservable(_ end: PathEnd) {
+        guard lock.withLock({ !stopped && links.isEmpty }), !collectsProblemsNow else { return }
+        stop()
+        end.finish()
+    }
+
+    /// Whether the initial wiring keeps a problem for the creator to throw (the creator then
+    /// stops the path itself).
+    private var collectsProblemsNow: Bool {
+        collectsProblems && lock.withLock { problem != nil }
     }
 
     /// Attaches the components from `level` on, starting at `object`; returns the links and the
@@ -252,10 +283,13 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
 
     /// Replaces the links after `level` by new ones starting at `object`, then publishes the end
     /// value.
+    /// With `quietIfEndIs`, nothing is published and no binding told when the path ends at that
+    /// same property again. Returns the links attached.
+    @discardableResult
     private func rewire(
         after level: Int, object: AnyObject?, to end: PathEnd, from author: AnyAuthor,
-        forced: Bool
-    ) {
+        forced: Bool, quietIfEndIs sameEnd: ObjectIdentifier? = nil
+    ) -> [PathLink] {
         let (attached, endValue) = attach(from: level + 1, object: object)
         let reachesEnd = level + 1 + attached.count == components.count
         let (detached, installed, endHandler) = lock.withLock {
@@ -266,9 +300,11 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
             return (detached, true, reachesEnd ? endPropertyHandler : nil)
         }
         for old in detached { old.end() }
-        guard installed else { return }
+        guard installed else { return attached }
+        if let sameEnd, reachesEnd, attached.last?.identity == sameEnd { return attached }
         end.publish(endValue, from: author, forced: forced, rule: reachesEnd ? attached.last : nil)
         endHandler?()
+        return attached
     }
 }
 

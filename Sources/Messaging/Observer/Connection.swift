@@ -55,6 +55,11 @@ package class ConnectionBase: @unchecked Sendable {
         receiver?.remove(self)
     }
 
+    /// Whether `receiver` owns this connection.
+    package final func isOwned(by receiver: Receiver) -> Bool {
+        self.receiver === receiver.storage
+    }
+
     /// The identity of the messenger core this connection belongs to.
     var coreIdentity: ObjectIdentifier { fatalError("abstract") }
 }
