@@ -39,7 +39,8 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     private var isWiringInitially = false
     /// The link a property's observation was last attached again by, after it ended from the
     /// observed side, until another change is handled (touched only while handling events).
-    private var lastReattached: PathLink?
+    /// Weak: a link replaced meanwhile is not kept.
+    private weak var lastReattached: PathLink?
     /// Whether a problem of the initial wiring is kept for the creator to throw (else reported,
     /// as every later one is). Set before the engine is shared.
     private var collectsProblems = false
