@@ -42,10 +42,13 @@ extension Observer {
         _ observed: ObservedPath<Root, Value>, root: Root, site: DeclarationSite,
         receive: @escaping (Update<Value?>) -> Void
     ) {
+        // The handler holds the path as a plain object: keeping it alive then needs no generic
+        // metadata per delivery.
+        let path: AnyObject = observed
         let connection = observed.messenger.core.connect(
             receiver: receiver, site: site, groupedUnder: PathRoot.group(of: root),
-            handler: .message { [observed] update in
-                withExtendedLifetime(observed) { receive(update) }
+            handler: .message { update in
+                withExtendedLifetime(path) { receive(update) }
             })
         observed.belongs(to: connection)
         // A path that is over already (it cannot observe its root) frees this observation now;
