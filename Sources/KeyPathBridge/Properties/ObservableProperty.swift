@@ -98,20 +98,21 @@ extension ObservableProperty {
                 receiver: receiver, site: site, groupedUnder: group, initial: initial,
                 receive: receive)
         }
-        let core = messenger.core
-        let locked = self as? any LockedLatestMessage
-        var start: Update<Value>?
-        let atStart = { start = locked?.latestUpdateWhileLocked(of: Value.self) }
-        let connection: ConnectionBase
-        if let group, let receiver {
-            connection = core.connect(
-                receiver: receiver, site: site, groupedUnder: group, atStart: atStart,
-                handler: .messageAndAuthor(receive))
-        } else {
-            connection = core.connect(
-                receiver: receiver, site: site, atStart: atStart, receive: receive)
-        }
-        initial(start?.new ?? value)
+        return startObservationReadingLatest(
+            receiver: receiver, site: site, groupedUnder: group, initial: initial,
+            receive: receive)
+    }
+
+    /// `startObservation` for a property that is not a variable. Apart, so that the variable's
+    /// way does not set up this one's generic locals (metadata looked up on every call).
+    @inline(never)
+    private func startObservationReadingLatest(
+        receiver: Receiver?, site: DeclarationSite, groupedUnder group: ObjectIdentifier?,
+        initial: (Value) -> Void, receive: @escaping (Update<Value>, AnyAuthor) -> Void
+    ) -> ConnectionBase {
+        let (connection, latest) = connectReadingLatest(
+            receiver: receiver, site: site, groupedUnder: group, receive: receive)
+        initial(latest?.new ?? value)
         return connection
     }
 

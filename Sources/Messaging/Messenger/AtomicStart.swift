@@ -12,23 +12,28 @@ extension Variable: LockedLatestMessage {
 }
 
 extension ObservableObject {
-    /// Starts an observation (owned by no receiver) and reads the state it starts from: the
-    /// latest message if this object is an ``ObservableCache``, else nil. For a
+    /// Starts an observation (owned by `receiver`, if any, and filed under `group`, if any; see
+    /// `MessengerCore.connect(receiver:site:groupedUnder:…)`) and reads the state it starts
+    /// from: the latest message if this object is an ``ObservableCache``, else nil. For a
     /// ``LockedLatestMessage`` the read and the start are one atomic step; for another cache the
     /// read follows the start, so a message sent in between may already be part of what is read.
     package func connectReadingLatest(
-        site: DeclarationSite, receive: @escaping (Message, AnyAuthor) -> Void
+        receiver: Receiver? = nil, site: DeclarationSite,
+        groupedUnder group: ObjectIdentifier? = nil,
+        receive: @escaping (Message, AnyAuthor) -> Void
     ) -> (connection: Connection<Message>, latest: Message?) {
         let core = messenger.core
         guard let locked = self as? any LockedLatestMessage else {
-            let connection = core.connect(receiver: nil, site: site, receive: receive)
+            let connection = core.connect(
+                receiver: receiver, site: site, groupedUnder: group,
+                handler: .messageAndAuthor(receive))
             return (connection, latestMessageIfCache(of: self))
         }
         var latest: Message?
         let connection = core.connect(
-            receiver: nil, site: site,
+            receiver: receiver, site: site, groupedUnder: group,
             atStart: { latest = locked.anyLatestMessageWhileLocked as? Message },
-            receive: receive)
+            handler: .messageAndAuthor(receive))
         return (connection, latest)
     }
 }

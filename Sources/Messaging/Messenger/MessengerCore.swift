@@ -225,14 +225,19 @@ package final class MessengerCore<Message>: @unchecked Sendable {
         }
     }
 
-    /// Starts an observation that `receiver` files under `group` instead of this messenger (see
-    /// ``GroupedConnection``): `observer.stopObserving(x)` and `isObserving(x)` find it through
-    /// the object whose identity `group` is.
+    /// Starts an observation that `receiver`, if any, files under `group` instead of this
+    /// messenger (see ``GroupedConnection``): `observer.stopObserving(x)` and `isObserving(x)`
+    /// find it through the object whose identity `group` is. Without a group (or a receiver), a
+    /// plain observation.
+    @inlinable
     package func connect(
-        receiver: Receiver, site: DeclarationSite, groupedUnder group: ObjectIdentifier,
+        receiver: Receiver?, site: DeclarationSite, groupedUnder group: ObjectIdentifier?,
         atStart: () -> Void = {}, handler: Handler<Message>
     ) -> Connection<Message> {
-        connect(receiver: receiver, atStart: atStart) { sequence in
+        guard let group, let receiver else {
+            return connect(receiver: receiver, site: site, atStart: atStart, handler: handler)
+        }
+        return connect(receiver: receiver, atStart: atStart) { sequence in
             GroupedConnection(
                 core: self, startSequence: sequence, receiver: receiver.storage, site: site,
                 handler: handler, group: group)

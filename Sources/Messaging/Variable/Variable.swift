@@ -99,13 +99,9 @@ public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache {
         receiver: Receiver?, site: DeclarationSite, groupedUnder group: ObjectIdentifier? = nil,
         initial: (Value) -> Void, receive: @escaping (Update<Value>, AnyAuthor) -> Void
     ) -> Connection<Update<Value>> {
-        if let group, let receiver {
-            return core.connect(
-                receiver: receiver, site: site, groupedUnder: group,
-                atStart: { initial(storedValue) }, handler: .messageAndAuthor(receive))
-        }
-        return core.connect(
-            receiver: receiver, site: site, atStart: { initial(storedValue) }, receive: receive)
+        core.connect(
+            receiver: receiver, site: site, groupedUnder: group,
+            atStart: { initial(storedValue) }, handler: .messageAndAuthor(receive))
     }
 
     /// An update whose `old` and `new` are both the current value.
