@@ -60,7 +60,7 @@ struct StringPathTests {
 
     @Test func malformedPathsAreErrors() {
         let ann = User(name: "Ann")
-        for text in ["", "address..zipCode", "address.", "*.name"] {
+        for text in ["", "address..zipCode", "address.", "*..name"] {
             #expect(throws: PathError.self, "\(text)") { try ObservedPath(ann, path: text) }
         }
     }
@@ -141,5 +141,26 @@ struct StringPathTests {
 
         #expect(observed.value == nil)  // unreachable
         #expect(reports.count == 1)
+    }
+}
+
+extension StringPathTests {
+    /// A wildcard selects the properties the rest of the path applies to: a branch whose
+    /// property holds a value, or whose object lacks the next property, is left out quietly;
+    /// a misfit further along a branch is reported as usual.
+    @Test func aWildcardLeavesOutBranchesTheNextComponentDoesNotFit() throws {
+        let reports = Recording<String>()
+        PathDiagnostics.setHandler { reports.append($0.description) }
+        defer { PathDiagnostics.setHandler(nil) }
+        let household = Household(owner: User(name: "Ann", address: Address(zipCode: "1")))
+
+        // `owner` and `tenant` hold users (no zip code); `label` holds a string.
+        let quiet = try ObservedPath(household, path: "owner.*.zipCode")
+        #expect(quiet.value as? String == "1")
+        _ = try ObservedPath(household, path: "*.address.zipCode")
+        #expect(reports.elements.isEmpty)
+
+        _ = try? ObservedPath(household, path: "owner.*.zipCode.digits")
+        #expect(reports.elements.contains { $0.contains("digits") })
     }
 }

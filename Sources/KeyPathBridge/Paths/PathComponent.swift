@@ -15,6 +15,10 @@ struct PathComponent: @unchecked Sendable {
     /// that it runs without anyone holding the link (a variable's; not a tracked property's).
     let isOwnedByReceiver: Bool
 
+    /// For a fan-out marker in a path's flat list of components, what it fans out to (see
+    /// ``nestingFanOuts(_:)``).
+    var fanOut: FanOutSelector? = nil
+
     /// Observes the property of `object` (for `receiver`, if any), calling `changed` with the new
     /// value, the object in it if `leadsOn` (the path goes on from this property), and the
     /// author of each change. (Each change is handled with the value its message carries, not

@@ -35,6 +35,12 @@ class PathLink {
     /// The identity of what the link observes (its property), if it is still there.
     var identity: ObjectIdentifier? { nil }
 
+    /// Whether this is a fan-out's link (``FanOutLink``), whose branches send their changes.
+    var isFanOut: Bool { false }
+
+    /// Whether the link observes nothing at all (a fan-out without branches).
+    var observesNothing: Bool { false }
+
     /// Whether the property has a change rule of its own that decides at the end of a path.
     var hasOwnRule: Bool { false }
 

@@ -56,10 +56,21 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     /// being observed.
     private let receiver: Receiver
 
-    init(root: AnyObject, components: [PathComponent], site: DeclarationSite) {
+    /// The last level whose misfits may be quiet (1 in a fan-out's branch, see
+    /// ``isQuiet(_:at:)``); -1 for none.
+    private let quietThrough: Int
+
+    /// A wiring of `components` (flat: fan-out markers are nested here) from `root`. Misfits of
+    /// the components up to `quietThrough` make the rest unreachable without a report.
+    init(
+        root: AnyObject, components: [PathComponent], site: DeclarationSite,
+        quietThrough: Int = -1
+    ) {
         self.root = root
+        let components = PathComponent.nestingFanOuts(components)
         self.components = components
         self.site = site
+        self.quietThrough = quietThrough
         let engine = SwitchEngine<Event>(levels: components.count)
         switchEngine = engine
         receiver = Receiver { [weak engine] in
@@ -163,7 +174,14 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
             }
             let forced = author === ManualTrigger.author
             if level == components.count - 1 {
-                end.publish(value, from: author, forced: forced, rule: endLink)
+                if let next {
+                    // Only a fan-out's branch sends an object from the end: its change, which
+                    // its end compared already.
+                    let change = unsafeDowncast(next, to: BranchChange.self)
+                    end.publish(change.value, from: author, forced: true, rule: nil)
+                } else {
+                    end.publish(value, from: author, forced: forced, rule: endLink)
+                }
             } else {
                 // An object along the path changed: re-wire everything after it.
                 rewire(after: level, object: next, to: end, from: author, forced: forced)
@@ -230,7 +248,10 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     /// refuses observers, or does not fit) can neither change nor hear of the root's death: it
     /// ends now, and so do its observations, which are freed.
     private func endIfRootIsUnobservable(_ end: PathEnd) {
-        guard lock.withLock({ !stopped && links.isEmpty }), !collectsProblemsNow else { return }
+        let observesNothing = lock.withLock {
+            !stopped && (links.isEmpty || (links.count == 1 && links[0].observesNothing))
+        }
+        guard observesNothing, !collectsProblemsNow else { return }
         stop()
         end.finish()
     }
@@ -263,7 +284,9 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
                 link = try components[index].attach(current, receiver, nil, site, !isEnd, changed)
             } catch {
                 // The rest of the path is unreachable from this object.
-                if isWiringInitially && collectsProblems {
+                if isQuiet(error, at: index) {
+                    // A fan-out's branch that the rest of the path does not apply to.
+                } else if isWiringInitially && collectsProblems {
                     lock.withLock { problem = problem ?? error }
                 } else {
                     PathDiagnostics.report(error)
@@ -280,6 +303,18 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
             #endif
         }
         return (attached, nil)
+    }
+
+    /// Whether a misfit at `level` leaves the rest unreachable without a report: in a fan-out's
+    /// branch (`quietThrough` 1), the branch's property itself, and the next component when
+    /// the object lacks it (a wildcard selects the properties the rest of the path applies to).
+    private func isQuiet(_ error: PathError, at level: Int) -> Bool {
+        guard level <= quietThrough else { return false }
+        guard level == quietThrough else { return true }
+        switch error {
+        case .unknownProperty, .notACollection: return true
+        case .malformed, .indexOutOfRange, .notAnObject: return false
+        }
     }
 
     /// Replaces the links after `level` by new ones starting at `object`, then publishes the end

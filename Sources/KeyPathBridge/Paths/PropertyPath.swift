@@ -56,3 +56,52 @@ extension PropertyPath {
     /// `currentUser.address.zipCode`. See ``PathComponent/name``.
     var names: String { components.map(\.name).joined(separator: ".") }
 }
+
+extension PropertyPath {
+    /// A path that fans out from `Root` to every observable property whose value is an
+    /// `Object` (or a subclass) or an optional one, found by reflection when the path is wired
+    /// to a root: the typed form of a string path's `*` at its start. Extend it with
+    /// `appending(_:)` to follow a property of each such object.
+    ///
+    /// ```swift
+    /// let residents = PropertyPath<Household, User?>(everyPropertyHolding: User.self)
+    /// let names = residents.appending(\.$name)   // owner's and tenant's names
+    /// ```
+    ///
+    /// Each selected property is a *branch* of its own that re-wires on its own. The path sends
+    /// an update whenever the end value of a branch changes (compared with that branch's last
+    /// end value), and its value is that branch's new end value; at first, it is the end value
+    /// of the first reachable branch, in declaration order. A branch whose object lacks the next
+    /// property is left out quietly. A path through a fan-out cannot be written (bound to).
+    public init<Object: AnyObject>(everyPropertyHolding type: Object.Type) where Value == Object? {
+        self.init(components: [PathComponent(fanningOutTo: PathComponent.branches(holding: type))])
+    }
+
+    /// This path extended by a fan-out to every observable property of the object it leads to
+    /// whose value is an `Object` (or a subclass) or an optional one: the typed form of a
+    /// string path's `*` in the middle (`currentUser.*.zipCode`). See
+    /// ``init(everyPropertyHolding:)``.
+    ///
+    /// ```swift
+    /// let zipCodes = PropertyPath(\UserCache.$currentUser)
+    ///     .appendingEveryProperty(holding: Address.self)   // address, workAddress, …
+    ///     .appending(\.$zipCode)
+    /// ```
+    public func appendingEveryProperty<Object: AnyObject>(
+        holding type: Object.Type
+    ) -> PropertyPath<Root, Object?> where Value: AnyObject {
+        PropertyPath<Root, Object?>(components: components + [Self.fanOut(holding: type)])
+    }
+
+    /// This path extended by a fan-out to every observable property of the optional object it
+    /// leads to whose value is an `Object` or an optional one (see the other form).
+    public func appendingEveryProperty<Wrapped: AnyObject, Object: AnyObject>(
+        holding type: Object.Type
+    ) -> PropertyPath<Root, Object?> where Value == Wrapped? {
+        PropertyPath<Root, Object?>(components: components + [Self.fanOut(holding: type)])
+    }
+
+    private static func fanOut<Object: AnyObject>(holding type: Object.Type) -> PathComponent {
+        PathComponent(fanningOutTo: PathComponent.branches(holding: type))
+    }
+}

@@ -4,7 +4,9 @@ extension PropertyPath where Value == Any {
     /// A path given as text, for dynamic cases: observable property names separated by dots,
     /// such as `"currentUser.address.zipCode"`. A last component `*` stands for every observable
     /// property of the object it reaches; the end value is then the `(property: String,
-    /// value: Any)` that changed.
+    /// value: Any)` that changed. A `*` in the middle fans out: `"currentUser.*.zipCode"`
+    /// follows every observable property of the user, and from each the rest of the path (see
+    /// ``PropertyPath/init(everyPropertyHolding:)`` for the rules).
     ///
     /// ```swift
     /// let zip = try PropertyPath<UserCache, Any>("currentUser.address.zipCode")
@@ -22,12 +24,17 @@ extension PropertyPath where Value == Any {
     ///
     /// - Throws: ``PathError/malformed(path:reason:)`` for text that does not follow the grammar:
     ///   empty text or components, a `#` without an index, an unescaped component that starts
-    ///   with a digit but is no index, a lone backslash at the end, or a `*` that is not last.
+    ///   with a digit but is no index, or a lone backslash at the end.
     ///   Unknown names are found when the path is observed from a root (see
     ///   ``ObservedPath/init(_:path:fileID:line:)``).
     public init(_ text: String) throws(PathError) {
         let tokens = try StringPathGrammar.parse(text)
-        self.init(components: tokens.map { PathComponent($0, in: text) })
+        self.init(
+            components: tokens.indices.map { index in
+                tokens[index] == .everyProperty && index < tokens.count - 1
+                    ? PathComponent(fanningOutTo: PathComponent.everyPropertyBranches)
+                    : PathComponent(tokens[index], in: text)
+            })
     }
 }
 

@@ -5,7 +5,8 @@
 package enum PathToken: Equatable, Sendable {
     /// A property name or a key, unescaped.
     case name(String)
-    /// `*`: every observable property of the object.
+    /// `*`: every observable property of the object (in the middle of a path, each followed by
+    /// the rest of the path).
     case everyProperty
     /// `#3`: the element at an index of an array, whichever element is there.
     case indexFollowing(Int)
@@ -73,9 +74,6 @@ package enum StringPathGrammar {
         }
         tokens.append(
             try token(String(current), escaped: escapedAny, number: tokens.count + 1, in: text))
-        if let star = tokens.firstIndex(of: .everyProperty), star != tokens.count - 1 {
-            throw .malformed(path: text, reason: "\"*\" can only be the last component")
-        }
         return tokens
     }
 

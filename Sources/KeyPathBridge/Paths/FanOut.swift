@@ -1,0 +1,225 @@
+import Transforms
+
+// A wildcard in the middle of a path (`currentUser.*.zipCode`, or the typed
+// `appendingEveryProperty(holding:)`) fans out: the path follows every selected property of the
+// object it reaches, and from each the rest of the path. Each such branch is a path of its own
+// (a ``PathWiring`` rooted at that object, whose first component is the branch's property), so
+// it re-wires on its own; its end values reach the main path's end through the main wiring,
+// one at a time, compared with the branch's own last end value.
+
+/// The properties a fan-out follows on an object, each as the first component of a branch.
+typealias FanOutSelector = @Sendable (AnyObject) -> [PathComponent]
+
+extension PathComponent {
+    /// A marker for a fan-out in a path's flat list of components: the wiring replaces it and
+    /// the components after it by one fan-out component (``nestingFanOuts(_:)``).
+    init(fanningOutTo select: @escaping FanOutSelector) {
+        nameBox = ComponentName("*")
+        isOwnedByReceiver = false
+        fanOut = select
+        attach = { _, _, _, _, _, _ throws(PathError) in
+            preconditionFailure("a fan-out marker is replaced before a path is wired")
+        }
+    }
+
+    /// The components a wiring attaches: each fan-out marker, with the components after it,
+    /// becomes one fan-out component whose branches follow those components (nested again).
+    static func nestingFanOuts(_ flat: [PathComponent]) -> [PathComponent] {
+        guard let marker = flat.firstIndex(where: { $0.fanOut != nil }),
+            let select = flat[marker].fanOut
+        else { return flat }
+        let rest = nestingFanOuts(Array(flat[(marker + 1)...]))
+        return Array(flat[..<marker]) + [PathComponent(fanOut: select, rest: rest)]
+    }
+
+    /// The component of a fan-out: on an object, one branch per selected property, each
+    /// following `rest` from the object that property holds.
+    private init(fanOut select: @escaping FanOutSelector, rest: [PathComponent]) {
+        nameBox = ComponentName("*")
+        isOwnedByReceiver = true
+        attach = { object, receiver, _, site, _, changed in
+            FanOutLink(
+                object, branches: select(object), rest: rest, receiver: receiver, site: site,
+                changed: changed)
+        }
+    }
+
+    /// The first component of a branch: `property` itself, held weakly. The object in its
+    /// value (if any) is where the rest of the branch goes on; a value that is not an object
+    /// makes the rest unreachable, without an error (a wildcard selects the properties the rest
+    /// of the path applies to).
+    init<Property: ObservableProperty>(branch property: Property, named name: String) {
+        nameBox = ComponentName(name)
+        isOwnedByReceiver = true
+        let shape = ObjectShape(Property.Value.self)
+        let isVariable = Property.self is any VariableType.Type
+        attach = {
+            [weak property] object, receiver, group, site, leadsOn, changed throws(PathError) in
+            guard let property else {
+                throw .unknownProperty(
+                    name, type: String(describing: type(of: object)), path: name, known: [])
+            }
+            var start: (value: Any?, next: AnyObject?) = (nil, nil)
+            let connection = property.startObservation(
+                receiver: receiver, site: site, groupedUnder: group,
+                initial: { start.value = $0 }
+            ) { update, author in
+                changed(update.new, leadsOn ? shape.object(in: update.new) : nil, author)
+            }
+            if leadsOn { start.next = PathLink.object(in: start.value) }
+            return PropertyLink(
+                property, connection: connection, shape: shape, start: start,
+                hasOwnRule: !isVariable)
+        }
+    }
+
+    /// A branch for each observable property of an object (a string path's `*` in the middle).
+    static let everyPropertyBranches: FanOutSelector = { object in
+        ObservableProperties.all(of: object).map { name, property in
+            branch(property, named: name)
+        }
+    }
+
+    /// A branch for each observable property of an object whose value type is `Object` (or a
+    /// subclass) or an optional one (the typed fan-out).
+    static func branches<Object: AnyObject>(holding _: Object.Type) -> FanOutSelector {
+        { object in
+            ObservableProperties.all(of: object).compactMap { name, property in
+                holds(property, Object.self) ? branch(property, named: name) : nil
+            }
+        }
+    }
+
+    private static func branch<Property: ObservableProperty>(
+        _ property: Property, named name: String
+    ) -> PathComponent {
+        PathComponent(branch: property, named: name)
+    }
+
+    private static func holds<Property: ObservableProperty, Object: AnyObject>(
+        _: Property, _: Object.Type
+    ) -> Bool {
+        if let optional = Property.Value.self as? any _OptionalType.Type {
+            return optional._wrappedType is Object.Type
+        }
+        return Property.Value.self is Object.Type
+    }
+}
+
+/// The link of a fan-out on one object: one branch (a path of its own) per selected property.
+/// Its value is the end value of the first branch that is reachable; a branch's changes reach
+/// the main path as changes of this link, with the branch (``BranchChange``) in place of the
+/// next object, for the main wiring to compare with the branch's last end value.
+final class FanOutLink: PathLink {
+    private weak var object: AnyObject?
+    private let branches: [PathWiring]
+    private let ends: [BranchEnd]
+    /// An observation owned by the main wiring's receiver, ended when the object is found dead,
+    /// so that the main wiring hears of it as of any observation ended from the observed side.
+    private let watch: MessengerCore<Void>
+    private let watching: ConnectionBase
+
+    init(
+        _ object: AnyObject, branches firsts: [PathComponent], rest: [PathComponent],
+        receiver: Receiver?, site: DeclarationSite, changed: @escaping PathLink.Changed
+    ) {
+        self.object = object
+        let watch = MessengerCore<Void>()
+        self.watch = watch
+        watching = watch.connect(receiver: receiver, site: site) { _, _ in }
+        var branches: [PathWiring] = []
+        var ends: [BranchEnd] = []
+        for first in firsts {
+            let end = BranchEnd(object: object, changed: changed) { [weak watch] in
+                watch?.disconnectAll()
+            }
+            let branch = PathWiring(
+                root: object, components: [first] + rest, site: site, quietThrough: 1)
+            branch.start(end: end, author: watch, collectingProblems: false)
+            branches.append(branch)
+            ends.append(end)
+        }
+        self.branches = branches
+        self.ends = ends
+    }
+
+    override var start: (value: Any?, next: AnyObject?) {
+        (ends.lazy.compactMap(\.latest).first, nil)
+    }
+
+    override func end() {
+        for branch in branches { branch.stop() }
+        watching.end()
+    }
+
+    override func read() -> Any? { ends.lazy.compactMap(\.latest).first }
+    override var isObserving: Bool { watching.isActive }
+    override var isAlive: Bool { object != nil }
+    override var isFanOut: Bool { true }
+    override var observesNothing: Bool { branches.isEmpty }
+}
+
+/// A branch's change as the wiring of the fan-out receives it, in place of the next object:
+/// the branch's new end value, already compared with its last one.
+final class BranchChange {
+    /// The branch's new end value (nil: unreachable).
+    let value: Any?
+
+    init(value: Any?) {
+        self.value = value
+    }
+}
+
+/// The end of a fan-out's branch: compares the branch's end values with its last one (by
+/// reachability, then the end property's own rule, else what the values hold, as a string path
+/// does) and passes those that changed on to the wiring of the fan-out, as changes of the
+/// fan-out's link.
+final class BranchEnd: PathEnd, @unchecked Sendable {
+    private let lock = Lock()
+    /// Written only by the branch's wiring (whose events are handled one at a time); read by
+    /// the fan-out's link too.
+    @exclusivity(unchecked) private var last: Any?
+    private weak var object: AnyObject?
+    private let changed: PathLink.Changed
+    private let objectDied: () -> Void
+    private static var heldValueRule: ChangeRule<Any> { .comparingHeldValues }
+
+    init(
+        object: AnyObject, changed: @escaping PathLink.Changed,
+        objectDied: @escaping () -> Void
+    ) {
+        self.object = object
+        self.changed = changed
+        self.objectDied = objectDied
+    }
+
+    /// The branch's last end value (nil: unreachable).
+    var latest: Any? { lock.withLock { last } }
+
+    func start(with value: Any?) {
+        lock.withLock { last = value }
+    }
+
+    func publish(_ value: Any?, from author: AnyAuthor, forced: Bool, rule: PathLink?) {
+        // The branch's root (the fanned-out object) died: the main path re-wires from before
+        // it, or ends with it; no update of its own.
+        guard object != nil else { return }
+        guard forced || Self.isChange(from: latest, to: value, rule: rule) else { return }
+        lock.withLock { last = value }
+        changed((), BranchChange(value: value), author)
+    }
+
+    /// Reachability first, then the end property's own rule (user code: called unlocked), else
+    /// what the values hold.
+    private static func isChange(from old: Any?, to new: Any?, rule: PathLink?) -> Bool {
+        guard let old, let new else { return (old == nil) != (new == nil) }
+        if let rule, rule.hasOwnRule, let isChange = rule.isChange(from: old, to: new) {
+            return isChange
+        }
+        return heldValueRule.isChange(from: old, to: new)
+    }
+
+    func finish() {
+        if object == nil { objectDied() }
+    }
+}
