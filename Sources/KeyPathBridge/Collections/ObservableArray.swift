@@ -1,0 +1,142 @@
+import Transforms
+
+/// An observable array: a real Swift collection (random access, mutable, range-replaceable)
+/// and an observable object that sends one ``ArrayChange`` per mutation.
+///
+/// ```swift
+/// let todos: ObservableArray = ["Buy milk", "Call Ann"]
+/// observer.observe(todos) { change in print(change.edits) }
+/// todos.append("Write docs")        // [inserted(["Write docs"], at: 2)]
+/// todos.mutate { todos in            // one message for many edits
+///     todos.remove(at: 0)
+///     todos.sort()
+/// }
+/// let plain: [String] = todos.elements   // O(1): a copy-on-write snapshot
+/// ```
+///
+/// It is a class, so that it has an identity to observe and to put in a path, and so that it
+/// can be a `let` property: every mutating method of `Array` is here as a method you call on a
+/// `let` (`append`, `insert`, `remove(at:)`, `removeAll(where:)`, `replaceSubrange`, `sort`,
+/// `swapAt`, …), and each sends one message, authored by the array. For an author of your own,
+/// or many edits in one message, use ``mutate(as:_:)``.
+///
+/// A mutation that changes nothing sends nothing: replacing elements with elements that are the
+/// same (`==` for `Equatable` elements, `===` for objects) is no change.
+///
+/// Thread-safe: any method from any thread. Messages are delivered in the order the mutations
+/// happened, and each message's indices are relative to the contents just before it. Reading
+/// elements one index at a time while another thread mutates the array sees whatever is there
+/// then; iterate, or read ``elements``, for one consistent state. `Element`'s `==` is called
+/// while the array is locked, so it must not touch the array.
+public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
+    // Guarded by the core's lock, together with the messenger state, so that a mutation and the
+    // acceptance of its message are one atomic step.
+    @exclusivity(unchecked) var storage: [Element]
+    /// Counts the mutations, so that a batch commits only onto the contents it was made from.
+    @exclusivity(unchecked) var version: UInt64 = 0
+    let changeRule: ChangeRule<Element>
+
+    /// An empty array.
+    public override init() {
+        storage = []
+        changeRule = ChangeRule()
+        super.init()
+    }
+
+    /// An array of `elements`.
+    public init<Elements: Sequence<Element>>(_ elements: Elements) {
+        storage = Array(elements)
+        changeRule = ChangeRule()
+        super.init()
+    }
+
+    /// The contents as a plain array, in O(1) (a copy-on-write snapshot).
+    public var elements: [Element] { core.lock.withLock { storage } }
+
+    /// Replaces `range` by `new` and sends the change, authored by `author`; nothing when the
+    /// range is empty and `new` too, or when `new` has the same elements. Returns the elements
+    /// taken out.
+    ///
+    /// - Precondition: `range` lies within the array.
+    @discardableResult
+    func replace(_ range: Range<Int>, with new: [Element], as author: AnyAuthor) -> [Element] {
+        replace(as: author) { _ in (range, new) }
+    }
+
+    /// Replaces the range that `edit` computes from the count, in the same step as reading the
+    /// count (an append goes at the end even while other threads append), and sends the change;
+    /// returns the elements taken out.
+    @discardableResult
+    func replace(
+        as author: AnyAuthor, _ edit: (_ count: Int) -> (range: Range<Int>, new: [Element])
+    ) -> [Element] {
+        ArrayBatching.checkNotBatching(self)
+        var removed: [Element] = []
+        core.send(from: author) { () -> ArrayChange<Element>? in
+            let (range, new) = edit(storage.count)
+            precondition(
+                range.lowerBound >= 0 && range.upperBound <= storage.count,
+                "ObservableArray: range \(range) out of bounds for \(storage.count) elements")
+            guard !range.isEmpty || !new.isEmpty else { return nil }
+            let old = Array(storage[range])
+            removed = old
+            if old.count == new.count, isSame(old, new) { return nil }
+            let oldCount = storage.count
+            storage.replaceSubrange(range, with: new)
+            version &+= 1
+            return ArrayChange(
+                edits: [ArrayEdit(replacing: old, with: new, at: range.lowerBound)],
+                oldCount: oldCount)
+        }
+        return removed
+    }
+
+    /// Whether `old` and `new` hold the same elements, by the element type's change rule.
+    func isSame(_ old: [Element], _ new: [Element]) -> Bool {
+        zip(old, new).allSatisfy { !changeRule.isChange(from: $0, to: $1) }
+    }
+
+    /// Applies `change`, made from the contents at `version`, if the array is still at that
+    /// version; false if another mutation came first.
+    func commit(
+        _ contents: [Element], edits: [ArrayEdit<Element>], moves: [ArrayBatchUpdates.Move] = [],
+        ifAt version: UInt64, as author: AnyAuthor
+    ) -> Bool {
+        var committed = false
+        core.send(from: author) { () -> ArrayChange<Element>? in
+            guard self.version == version else { return nil }
+            committed = true
+            guard !edits.isEmpty else { return nil }
+            let oldCount = storage.count
+            storage = contents
+            self.version &+= 1
+            return ArrayChange(edits: edits, oldCount: oldCount, moves: moves)
+        }
+        return committed
+    }
+
+    /// The contents and their version, read together.
+    var versionedContents: (contents: [Element], version: UInt64) {
+        core.lock.withLock { (storage, version) }
+    }
+}
+
+/// The arrays whose ``ObservableArray/mutate(as:_:)`` body runs on this thread: a body that
+/// mutated its array directly would make the batch run again forever.
+enum ArrayBatching {
+    @TaskLocal static var current: [ObjectIdentifier] = []
+
+    /// Stops a direct mutation of `array` inside its own batch, with a clear message.
+    static func checkNotBatching(_ array: AnyObject) {
+        let current = current
+        guard !current.isEmpty else { return }
+        precondition(
+            !current.contains(ObjectIdentifier(array)),
+            "ObservableArray: mutated directly inside its own mutate { } body; edit the "
+                + "batch passed to the body instead")
+    }
+}
+
+// The contents and the messenger state are protected by the core's lock; sharing the array
+// shares its elements, so it is `Sendable` when they are.
+extension ObservableArray: @unchecked Sendable where Element: Sendable {}

@@ -1,0 +1,327 @@
+import Foundation
+import HeraldTestSupport
+import KeyPathBridge
+import Testing
+
+/// Records an array's changes and keeps a plain mirror that each change is applied to.
+final class ArrayMirror<Element: Equatable>: @unchecked Sendable {
+    private let lock = NSLockLike()
+    private var mirror: [Element]
+    private var changes: [ArrayChange<Element>] = []
+    let observer = TestObserver()
+
+    init(_ array: ObservableArray<Element>) {
+        mirror = array.elements
+        observer.observe(array) { [self] change in
+            lock.withLock {
+                change.apply(to: &mirror)
+                changes.append(change)
+            }
+        }
+    }
+
+    var contents: [Element] { lock.withLock { mirror } }
+    var received: [ArrayChange<Element>] { lock.withLock { changes } }
+}
+
+@Suite("Observable arrays")
+struct ObservableArrayTests {
+    @Test func eachMutationSendsOneChangeWhoseEditsTransformTheOldContents() {
+        let array: ObservableArray = [1, 2, 3]
+        let mirror = ArrayMirror(array)
+
+        array.append(4)
+        array.insert(0, at: 0)
+        array.remove(at: 2)
+        array[1] = 10
+        array.append(contentsOf: [5, 6])
+        array.replaceSubrange(1..<3, with: [7])
+        array.removeAll(where: { $0 > 5 })
+        array.swapAt(0, 1)
+        array.sort()
+        array.reverse()
+        #expect(array.popLast() == 0)
+        array.removeFirst()
+        array.insert(contentsOf: [8, 9], at: 1)
+        array.removeLast(2)
+        array.removeSubrange(0..<1)
+
+        #expect(mirror.received.count == 15)
+        #expect(mirror.contents == array.elements)
+        #expect(
+            mirror.received.prefix(3).map(\.edits) == [
+                [.inserted([4], at: 3)], [.inserted([0], at: 0)], [.removed([2], at: 2)],
+            ])
+    }
+
+    @Test func aMutationThatChangesNothingSendsNothing() {
+        let array: ObservableArray = [1, 2, 3]
+        let mirror = ArrayMirror(array)
+        let empty = ObservableArray<Int>()
+        let emptyMirror = ArrayMirror(empty)
+
+        array[1] = 2
+        array.replaceSubrange(0..<2, with: [1, 2])
+        array.removeAll(where: { $0 > 5 })
+        array.append(contentsOf: [])
+        array.sort()
+        array.swapAt(1, 1)
+        empty.removeAll()
+        #expect(empty.popLast() == nil)
+
+        #expect(mirror.received.isEmpty)
+        #expect(emptyMirror.received.isEmpty)
+    }
+
+    @Test func aBatchSendsOneChangeByItsAuthor() {
+        let array: ObservableArray = ["a", "b", "c"]
+        let editor = Author("editor")
+        let authors = Recording<Bool>()
+        let observer = TestObserver()
+        observer.observe(array) { _, author in authors.append(author === editor) }
+        let mirror = ArrayMirror(array)
+
+        let removed = array.mutate(as: editor) { items in
+            items.append("d")
+            items.append("e")  // merged with the one before
+            items.remove(at: 0)
+            items.sort(by: >)
+            return items.count
+        }
+
+        #expect(removed == 4)
+        #expect(array.elements == ["e", "d", "c", "b"])
+        #expect(mirror.contents == array.elements)
+        #expect(mirror.received.count == 1)
+        #expect(mirror.received.first?.edits.count == 3)
+        #expect(authors.elements == [true])
+    }
+
+    @Test func aBatchWithoutEditsSendsNothing() {
+        let array: ObservableArray = [1, 2]
+        let mirror = ArrayMirror(array)
+        array.mutate { $0[0] = 1 }
+        #expect(mirror.received.isEmpty)
+    }
+
+    /// Another thread mutates the array while a batch's body runs: the batch is not applied
+    /// onto contents it was not made from; its body runs again on the new contents.
+    @Test func aBatchRacingAnotherMutationRunsAgainOnTheNewContents() {
+        let array: ObservableArray = [1, 2]
+        let mirror = ArrayMirror(array)
+        var runs = 0
+        array.mutate { items in
+            runs += 1
+            if runs == 1 {
+                concurrently(threads: 1) { _ in array.append(3) }
+            }
+            items.append(items.count)
+        }
+
+        #expect(runs == 2)
+        #expect(array.elements == [1, 2, 3, 3])
+        #expect(mirror.contents == array.elements)
+    }
+
+    @Test func objectElementsAreTheSameByIdentity() {
+        let ann = User(name: "Ann")
+        let array: ObservableArray = [ann]
+        let changes = Recording<Int>()
+        let observer = TestObserver()
+        observer.observe(array) { changes.append($0.edits.count) }
+
+        array[0] = ann
+        array[0] = User(name: "Ann")
+
+        #expect(changes.elements == [1])
+    }
+
+    @Test func itIsAPlainJSONArrayWhenEncoded() throws {
+        let array: ObservableArray = [1, 2, 3]
+        let data = try JSONEncoder().encode(array)
+        #expect(String(decoding: data, as: UTF8.self) == "[1,2,3]")
+        let decoded = try JSONDecoder().decode(ObservableArray<Int>.self, from: data)
+        #expect(decoded == array)
+        #expect(decoded.hashValue == array.hashValue)
+    }
+
+    @Test func itIsARealSwiftCollection() {
+        let array: ObservableArray = [3, 1, 2]
+        #expect(array.count == 3)
+        #expect(array.map { $0 * 2 } == [6, 2, 4])
+        #expect(array.sorted() == [1, 2, 3])
+        #expect(array.firstIndex(of: 2) == 2)
+        #expect(Array(array[1...]) == [1, 2])
+        #expect(array.reduce(0, +) == 6)
+        #expect(array.description == "[3, 1, 2]")
+    }
+}
+
+@Suite("Array batch updates")
+struct ArrayBatchUpdatesTests {
+    @Test func insertionsAreNewIndicesDeletionsOldOnesAndReplacementsReloads() {
+        let array: ObservableArray = [0, 1, 2, 3, 4]
+        let mirror = ArrayMirror(array)
+        array.mutate { items in
+            items.remove(at: 1)  // old 1
+            items.insert(9, at: 0)  // new 0
+            items[4] = 8  // old 4, replaced in place
+        }
+        let updates = mirror.received[0].batchUpdates
+        #expect(updates.deletions == [1])
+        #expect(updates.insertions == [0])
+        #expect(updates.reloads == [4])
+        #expect(updates.moves.isEmpty)
+    }
+
+    @Test func anInsertedElementThatIsReplacedStaysAnInsertion() {
+        let array: ObservableArray = [0]
+        let mirror = ArrayMirror(array)
+        array.mutate { items in
+            items.append(1)
+            items[1] = 2
+            items.remove(at: 0)
+        }
+        let updates = mirror.received[0].batchUpdates
+        #expect(
+            updates == ArrayBatchUpdates(deletions: [0], insertions: [0], reloads: [], moves: []))
+    }
+
+    /// Seeded random batches: deleting `deletions` from the old contents, then inserting at
+    /// `insertions`, lines the old elements kept up with the new contents, and an old element
+    /// kept at its place equals the new one unless it is reloaded.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func randomBatchesGiveConsistentBatchUpdates(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        let array = ObservableArray((0..<20).map { $0 })
+        let mirror = ArrayMirror(array)
+        var next = 100
+        for _ in 0..<300 {
+            let before = array.elements
+            array.mutate { items in
+                for _ in 0..<Int.random(in: 1...5, using: &random) {
+                    let count = items.count
+                    switch Int.random(in: 0..<4, using: &random) {
+                    case 0 where count > 0:
+                        items.remove(at: Int.random(in: 0..<count, using: &random))
+                    case 1 where count > 0:
+                        items[Int.random(in: 0..<count, using: &random)] = next
+                    case 2 where count > 1:
+                        let start = Int.random(in: 0..<count, using: &random)
+                        let end = Int.random(in: start...count, using: &random)
+                        items.replaceSubrange(start..<end, with: [next, next + 1])
+                        next += 1
+                    default:
+                        items.insert(next, at: Int.random(in: 0...count, using: &random))
+                    }
+                    next += 1
+                }
+            }
+            let after = array.elements
+            guard let change = mirror.received.last, before != after else { continue }
+            let updates = change.batchUpdates
+            var lineUp: [Int?] = before.indices.filter { !updates.deletions.contains($0) }
+            for index in updates.insertions { lineUp.insert(nil, at: index) }
+            #expect(lineUp.count == after.count, "seed \(seed)")
+            for (position, old) in lineUp.enumerated() {
+                guard let old, !updates.reloads.contains(old) else { continue }
+                #expect(before[old] == after[position], "seed \(seed)")
+            }
+        }
+        #expect(mirror.contents == array.elements)
+    }
+}
+
+@Suite("Observable array model")
+struct ObservableArrayModelTests {
+    /// 10,000 seeded random operations and batches, mirrored on a plain Swift array: after
+    /// every message, applying it to the mirror gives the array's contents.
+    @Test func tenThousandRandomOperationsKeepTheMirrorEqual() {
+        var random = SeededGenerator(seed: 42)
+        let array = ObservableArray<Int>()
+        let mirror = ArrayMirror(array)
+        var plain: [Int] = []
+        for step in 0..<10_000 {
+            let count = plain.count
+            switch Int.random(in: 0..<9, using: &random) {
+            case 0:
+                array.append(step)
+                plain.append(step)
+            case 1:
+                let index = Int.random(in: 0...count, using: &random)
+                array.insert(step, at: index)
+                plain.insert(step, at: index)
+            case 2 where count > 0:
+                let index = Int.random(in: 0..<count, using: &random)
+                #expect(array.remove(at: index) == plain.remove(at: index))
+            case 3 where count > 0:
+                let index = Int.random(in: 0..<count, using: &random)
+                array[index] = step % 7
+                plain[index] = step % 7
+            case 4:
+                let start = Int.random(in: 0...count, using: &random)
+                let end = Int.random(in: start...count, using: &random)
+                let new = (0..<Int.random(in: 0..<4, using: &random)).map { step + $0 }
+                array.replaceSubrange(start..<end, with: new)
+                plain.replaceSubrange(start..<end, with: new)
+            case 5:
+                array.removeAll { $0 % 5 == step % 5 }
+                plain.removeAll { $0 % 5 == step % 5 }
+            case 6 where count > 1:
+                let i = Int.random(in: 0..<count, using: &random)
+                let j = Int.random(in: 0..<count, using: &random)
+                array.swapAt(i, j)
+                plain.swapAt(i, j)
+            case 7:
+                array.mutate { items in
+                    items.append(step)
+                    items.sort()
+                    if items.count > 3 { items.removeFirst(2) }
+                }
+                plain.append(step)
+                plain.sort()
+                if plain.count > 3 { plain.removeFirst(2) }
+            default:
+                array.append(contentsOf: [step, step + 1])
+                plain.append(contentsOf: [step, step + 1])
+            }
+            #expect(array.elements == plain, "step \(step)")
+        }
+        #expect(mirror.contents == plain)
+    }
+}
+
+@Suite("Observable array concurrency")
+struct ObservableArrayConcurrencyTests {
+    /// Mutations from several threads: messages arrive in the order the mutations happened,
+    /// each relative to the contents just before it, so the mirror ends equal.
+    @Test func mutationsFromSeveralThreadsKeepTheMirrorEqual() {
+        let array = ObservableArray<Int>()
+        let mirror = ArrayMirror(array)
+        concurrently(threads: 3) { thread in
+            for index in 0..<1_000 {
+                switch index % 4 {
+                case 0, 1: array.append(thread * 10_000 + index)
+                case 2: array.mutate { if !$0.isEmpty { $0.removeFirst() } }
+                default: array.insert(index, at: 0)
+                }
+            }
+        }
+        #expect(mirror.contents == array.elements)
+        #expect(array.count == 3 * 500)
+    }
+
+    /// An observer that mutates the array in its handler gets its change queued behind the
+    /// message it is handling: the mirror stays consistent.
+    @Test func anObserverThatMutatesTheArrayIsQueued() {
+        let array: ObservableArray = [1]
+        let mirror = ArrayMirror(array)
+        let observer = TestObserver()
+        observer.observe(array) { change in
+            if change.newCount < 4 { array.append(change.newCount + 1) }
+        }
+        array.append(2)
+        #expect(array.elements == [1, 2, 3, 4])
+        #expect(mirror.contents == array.elements)
+    }
+}
