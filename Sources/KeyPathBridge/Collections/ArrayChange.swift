@@ -67,6 +67,10 @@ public struct ArrayChange<Element> {
     /// Pairs of a removed and an inserted element that are one element moving (found by
     /// `replaceAll(with:)`), as indices into ``edits``' elements in old and new positions.
     let knownMoves: [ArrayBatchUpdates.Move]
+    /// For each index that a path follows (`#3`) and that holds another element after the
+    /// change (by the element type's rule), the element there now, or nil past the end. Worked
+    /// out by the array as it mutates, for the paths' links.
+    var followedElements: [Int: Element?] = [:]
 
     init(edits: [ArrayEdit<Element>], oldCount: Int, moves: [ArrayBatchUpdates.Move] = []) {
         self.edits = edits

@@ -34,6 +34,8 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
     @exclusivity(unchecked) var storage: [Element]
     /// Counts the mutations, so that a batch commits only onto the contents it was made from.
     @exclusivity(unchecked) var version: UInt64 = 0
+    /// The indices that paths follow (`#3`), with how many links follow each.
+    @exclusivity(unchecked) var indexFollowers: [Int: Int] = [:]
     let changeRule: ChangeRule<Element>
 
     /// An empty array.
@@ -82,11 +84,14 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
             removed = old
             if old.count == new.count, isSame(old, new) { return nil }
             let oldCount = storage.count
+            let followed = elementsAtFollowedIndices()
             storage.replaceSubrange(range, with: new)
             version &+= 1
-            return ArrayChange(
+            var change = ArrayChange(
                 edits: [ArrayEdit(replacing: old, with: new, at: range.lowerBound)],
                 oldCount: oldCount)
+            change.followedElements = followedElementsChanged(from: followed)
+            return change
         }
         return removed
     }
@@ -108,11 +113,41 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
             committed = true
             guard !edits.isEmpty else { return nil }
             let oldCount = storage.count
+            let followed = elementsAtFollowedIndices()
             storage = contents
             self.version &+= 1
-            return ArrayChange(edits: edits, oldCount: oldCount, moves: moves)
+            var change = ArrayChange(edits: edits, oldCount: oldCount, moves: moves)
+            change.followedElements = followedElementsChanged(from: followed)
+            return change
         }
         return committed
+    }
+
+    /// Under the lock: the element at each followed index (nil past the end), before a
+    /// mutation; nil when no index is followed.
+    private func elementsAtFollowedIndices() -> [Int: Element?]? {
+        guard !indexFollowers.isEmpty else { return nil }
+        var elements: [Int: Element?] = [:]
+        for index in indexFollowers.keys {
+            elements[index] = index < storage.count ? storage[index] : nil
+        }
+        return elements
+    }
+
+    /// Under the lock, after a mutation: the followed indices that hold another element now
+    /// (reachability first, then the element type's rule), with the element there.
+    private func followedElementsChanged(from before: [Int: Element?]?) -> [Int: Element?] {
+        guard let before else { return [:] }
+        var changed: [Int: Element?] = [:]
+        for (index, old) in before {
+            let new = index < storage.count ? storage[index] : nil
+            switch (old, new) {
+            case (nil, nil): continue
+            case (let old?, let new?) where !changeRule.isChange(from: old, to: new): continue
+            default: changed[index] = .some(new)
+            }
+        }
+        return changed
     }
 
     /// The contents and their version, read together.

@@ -10,13 +10,21 @@ import Transforms
 /// The properties a fan-out follows on an object, each as the first component of a branch.
 typealias FanOutSelector = @Sendable (AnyObject) -> [PathComponent]
 
+/// What a fan-out marker becomes with the components after it: the one component that fans out.
+typealias FanOutMaker = @Sendable (_ rest: [PathComponent]) -> PathComponent
+
 extension PathComponent {
     /// A marker for a fan-out in a path's flat list of components: the wiring replaces it and
     /// the components after it by one fan-out component (``nestingFanOuts(_:)``).
     init(fanningOutTo select: @escaping FanOutSelector) {
+        self.init(fanningOut: { rest in PathComponent(fanOut: select, rest: rest) })
+    }
+
+    /// A marker for a fan-out that `make` builds from the components after it.
+    init(fanningOut make: @escaping FanOutMaker) {
         nameBox = ComponentName("*")
         isOwnedByReceiver = false
-        fanOut = select
+        fanOut = make
         attach = { _, _, _, _, _, _ throws(PathError) in
             preconditionFailure("a fan-out marker is replaced before a path is wired")
         }
@@ -26,15 +34,15 @@ extension PathComponent {
     /// becomes one fan-out component whose branches follow those components (nested again).
     static func nestingFanOuts(_ flat: [PathComponent]) -> [PathComponent] {
         guard let marker = flat.firstIndex(where: { $0.fanOut != nil }),
-            let select = flat[marker].fanOut
+            let make = flat[marker].fanOut
         else { return flat }
         let rest = nestingFanOuts(Array(flat[(marker + 1)...]))
-        return Array(flat[..<marker]) + [PathComponent(fanOut: select, rest: rest)]
+        return Array(flat[..<marker]) + [make(rest)]
     }
 
     /// The component of a fan-out: on an object, one branch per selected property, each
     /// following `rest` from the object that property holds.
-    private init(fanOut select: @escaping FanOutSelector, rest: [PathComponent]) {
+    init(fanOut select: @escaping FanOutSelector, rest: [PathComponent]) {
         nameBox = ComponentName("*")
         isOwnedByReceiver = true
         attach = { object, receiver, _, site, _, changed in
@@ -130,12 +138,11 @@ final class FanOutLink: PathLink {
         var branches: [PathWiring] = []
         var ends: [BranchEnd] = []
         for first in firsts {
-            let end = BranchEnd(object: object, changed: changed) { [weak watch] in
+            let (branch, end) = Self.branch(
+                from: object, following: [first] + rest, site: site, changed: changed
+            ) { [weak watch] in
                 watch?.disconnectAll()
             }
-            let branch = PathWiring(
-                root: object, components: [first] + rest, site: site, quietThrough: 1)
-            branch.start(end: end, author: watch, collectingProblems: false)
             branches.append(branch)
             ends.append(end)
         }
@@ -153,20 +160,49 @@ final class FanOutLink: PathLink {
     }
 
     override func read() -> Any? { ends.lazy.compactMap(\.latest).first }
+
+    /// A branch of a fan-out: a path from `root` following `components`, wired now, whose end
+    /// passes its changes to `changed` (the fan-out's link's) and calls `rootDied` once it finds
+    /// `root` dead. Misfits of its first two components are quiet (see
+    /// ``PathWiring/isQuiet(_:at:)``).
+    static func branch(
+        from root: AnyObject, following components: [PathComponent], site: DeclarationSite,
+        quietThrough: Int = 1, changed: @escaping PathLink.Changed,
+        rootDied: @escaping () -> Void
+    ) -> (PathWiring, BranchEnd) {
+        let end = BranchEnd(object: root, changed: changed, objectDied: rootDied)
+        let branch = PathWiring(
+            root: root, components: components, site: site, quietThrough: quietThrough)
+        branch.start(end: end, author: end, collectingProblems: false)
+        return (branch, end)
+    }
     override var isObserving: Bool { watching.isActive }
     override var isAlive: Bool { object != nil }
     override var isFanOut: Bool { true }
     override var observesNothing: Bool { branches.isEmpty }
 }
 
-/// A branch's change as the wiring of the fan-out receives it, in place of the next object:
-/// the branch's new end value, already compared with its last one.
-final class BranchChange {
+/// An event that a path's end link sends in place of the next object, which the wiring hands
+/// back to it while handling the change: so the event is handled one at a time with every
+/// other event of the path, and dropped if the link was replaced meanwhile.
+class EndEvent {
+    /// Handles the event (one at a time, outside any lock); `end` is the path's end.
+    func handle(end: PathEnd, from author: AnyAuthor) {}
+}
+
+/// A fan-out branch's change as the wiring of the fan-out receives it: the branch's new end
+/// value, already compared with its last one, published as it is. (Also any mutation of a
+/// collection at the end of a path: every one is an update.)
+final class BranchChange: EndEvent {
     /// The branch's new end value (nil: unreachable).
     let value: Any?
 
     init(value: Any?) {
         self.value = value
+    }
+
+    override func handle(end: PathEnd, from author: AnyAuthor) {
+        end.publish(value, from: author, forced: true, rule: nil)
     }
 }
 

@@ -17,7 +17,7 @@ struct PathComponent: @unchecked Sendable {
 
     /// For a fan-out marker in a path's flat list of components, what it fans out to (see
     /// ``nestingFanOuts(_:)``).
-    var fanOut: FanOutSelector? = nil
+    var fanOut: FanOutMaker? = nil
 
     /// Observes the property of `object` (for `receiver`, if any), calling `changed` with the new
     /// value, the object in it if `leadsOn` (the path goes on from this property), and the
@@ -75,7 +75,14 @@ extension PathComponent {
         nameBox = ComponentName(token.spelling)
         isOwnedByReceiver = true
         attach = { object, receiver, group, site, leadsOn, changed throws(PathError) in
+            if let collection = object as? any PathCollection {
+                return try collection.attachPart(
+                    CollectionPart(token), receiver: receiver, group: group, site: site,
+                    leadsOn: leadsOn, changed: changed, path: path)
+            }
             switch try ObservableProperties.resolve(token, on: object, in: path) {
+            case .constant(let collection):
+                return ConstantLink(collection)
             case .everyProperty(let properties):  // always the last component
                 var connections: [ConnectionBase] = []
                 for (name, property) in properties {

@@ -4,9 +4,11 @@ import Transforms
 /// readers of the property's current value and of the object in it. The path holds its links;
 /// a link refers to the model weakly, so a path keeps nothing of the model alive.
 class PathLink {
-    /// What a link calls for each change: the new value, the object in it (if the path goes on
-    /// from the property, else nil), and the change's author.
-    typealias Changed = (_ value: Any, _ next: AnyObject?, _ author: AnyAuthor) -> Void
+    /// What a link calls for each change: the new value (nil: the part it observes is
+    /// unreachable now, such as an index past the end of an array), the object in it (if the
+    /// path goes on from the property, else nil), and the change's author. (A value of a generic
+    /// type is always `.some`, even when that type is an optional holding nil.)
+    typealias Changed = (_ value: Any?, _ next: AnyObject?, _ author: AnyAuthor) -> Void
 
     /// The property's value when the link's observation started (every later change arrives as
     /// a message), and the object in it (when the path goes on from the property). A link to a

@@ -175,10 +175,10 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
             let forced = author === ManualTrigger.author
             if level == components.count - 1 {
                 if let next {
-                    // Only a fan-out's branch sends an object from the end: its change, which
-                    // its end compared already.
-                    let change = unsafeDowncast(next, to: BranchChange.self)
-                    end.publish(change.value, from: author, forced: true, rule: nil)
+                    // Only a link that handles its changes itself sends an object from the
+                    // end (a fan-out's branch, a change of a fan-out's members, any mutation
+                    // of a collection).
+                    unsafeDowncast(next, to: EndEvent.self).handle(end: end, from: author)
                 } else {
                     end.publish(value, from: author, forced: forced, rule: endLink)
                 }

@@ -32,7 +32,7 @@ extension PropertyPath where Value == Any {
         self.init(
             components: tokens.indices.map { index in
                 tokens[index] == .everyProperty && index < tokens.count - 1
-                    ? PathComponent(fanningOutTo: PathComponent.everyPropertyBranches)
+                    ? PathComponent(fanningOut: { PathComponent(fanningOutAnything: $0) })
                     : PathComponent(tokens[index], in: text)
             })
     }

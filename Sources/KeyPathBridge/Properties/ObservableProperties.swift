@@ -38,6 +38,9 @@ enum ObservableProperties {
         case property(any ObservableProperty)
         /// Every observable property (`*`), by name.
         case everyProperty([(name: String, property: any ObservableProperty)])
+        /// A stored property holding an observable collection (`let items = ObservableArray…`),
+        /// whose value never changes.
+        case constant(AnyObject)
     }
 
     /// The one resolver of string paths: what `token` is on `object`, used both to check a path
@@ -53,11 +56,29 @@ enum ObservableProperties {
         case .everyProperty:
             return .everyProperty(all(of: object))
         case .name(let name):
-            return .property(try named(name, of: object, in: path))
+            do {
+                return .property(try named(name, of: object, in: path))
+            } catch {
+                guard let collection = collection(named: name, of: object) else { throw error }
+                return .constant(collection)
+            }
         case .indexFollowing, .objectFollowing:
             throw .notACollection(
                 token.spelling, type: String(describing: type(of: object)), path: path)
         }
+    }
+
+    /// The stored property `name` of `object` if it holds an observable collection itself (not
+    /// in a variable).
+    static func collection(named name: String, of object: AnyObject) -> AnyObject? {
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            for child in current.children where child.label == name {
+                if let collection = child.value as? any PathCollection { return collection }
+            }
+            mirror = current.superclassMirror
+        }
+        return nil
     }
 
     /// The observable property `name` of `object`, or an error naming the property and type.

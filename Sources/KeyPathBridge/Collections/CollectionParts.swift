@@ -1,0 +1,169 @@
+import Transforms
+
+/// A part of an observable collection that a path can observe.
+enum CollectionPart {
+    /// The number of elements (`count`): changes only when the count does.
+    case count
+    /// The element at an index, whichever it is (`#3`); unreachable past the end.
+    case indexFollowing(Int)
+    /// The element at an index when the observation starts, followed as it moves (`3`).
+    case objectFollowing(Int)
+    /// Any mutation (`*` as the last component): every change message.
+    case anyMutation
+    /// A dictionary key, or a name that is none of the above.
+    case key(String)
+
+    /// The part a string path's component names on a collection.
+    init(_ token: PathToken) {
+        switch token {
+        case .name("count"): self = .count
+        case .name(let key): self = .key(key)
+        case .indexFollowing(let index): self = .indexFollowing(index)
+        case .objectFollowing(let index): self = .objectFollowing(index)
+        case .everyProperty: self = .anyMutation
+        }
+    }
+}
+
+/// An observable collection whose parts a path can go through.
+protocol PathCollection: AnyObject {
+    /// Observes `part` (for `receiver`, filed under `group`): the path's link to it. `changed`
+    /// gets each new value of the part (nil: unreachable) and, if `leadsOn`, the object in it.
+    ///
+    /// - Throws: ``PathError`` when the part does not fit this collection (the error names
+    ///   `path`).
+    func attachPart(
+        _ part: CollectionPart, receiver: Receiver?, group: ObjectIdentifier?,
+        site: DeclarationSite, leadsOn: Bool, changed: @escaping PathLink.Changed, path: String
+    ) throws(PathError) -> PathLink
+
+    /// Fans out to every element that is an object: one branch per element, following `rest`
+    /// from it; elements that join later join, and those that leave, leave.
+    func attachEachElement(
+        following rest: [PathComponent], receiver: Receiver?, site: DeclarationSite,
+        changed: @escaping PathLink.Changed
+    ) -> PathLink
+}
+
+/// The link to one part of a collection. It holds the collection weakly.
+final class CollectionPartLink: PathLink {
+    private weak var collection: AnyObject?
+    private let connection: ConnectionBase
+    private let started: (value: Any?, next: AnyObject?)
+    private let current: () -> (value: Any?, next: AnyObject?)
+    private let writer: ((Any, AnyAuthor) -> Bool)?
+    private let ended: () -> Void
+    private let lock = Lock()
+    /// Whether the part is gone for good (an object-following element that left): the link
+    /// then observes nothing, and that is not an observation that ended.
+    @exclusivity(unchecked) private var isFinished = false
+
+    init(
+        _ collection: AnyObject, connection: ConnectionBase,
+        start: (value: Any?, next: AnyObject?),
+        current: @escaping () -> (value: Any?, next: AnyObject?),
+        write: ((Any, AnyAuthor) -> Bool)? = nil, ended: @escaping () -> Void = {}
+    ) {
+        self.collection = collection
+        self.connection = connection
+        started = start
+        self.current = current
+        writer = write
+        self.ended = ended
+    }
+
+    override var start: (value: Any?, next: AnyObject?) { started }
+    override func read() -> Any? { current().value }
+    override func next() -> AnyObject? { current().next }
+    override var isObserving: Bool { lock.withLock { isFinished } || connection.isActive }
+    override var isAlive: Bool { collection != nil }
+
+    override func end() {
+        connection.end()
+        ended()
+    }
+
+    override func write(_ value: Any, as author: AnyAuthor) -> Bool {
+        writer?(value, author) ?? false
+    }
+
+    /// The part is gone for good: end the observation, which is not one that ended from the
+    /// observed side.
+    func finish() {
+        lock.withLock { isFinished = true }
+        end()
+    }
+}
+
+/// The link of a component whose value never changes: a `let` property holding an observable
+/// collection. It observes nothing (the collection's own parts are observed by the links after
+/// it).
+final class ConstantLink: PathLink {
+    private weak var object: AnyObject?
+
+    init(_ object: AnyObject) {
+        self.object = object
+    }
+
+    override func read() -> Any? { object }
+    override func next() -> AnyObject? { object }
+    override var isAlive: Bool { object != nil }
+}
+
+extension PathComponent {
+    /// The component of a `let` property holding an observable collection (its key path leads
+    /// to the collection itself).
+    init<Object: AnyObject, Collection: PathCollection>(
+        constant keyPath: KeyPath<Object, Collection>
+    ) {
+        nameBox = ComponentName.shared(keyPath)
+        isOwnedByReceiver = true
+        attach = { object, _, _, _, _, _ in
+            ConstantLink(unsafeDowncast(object, to: Object.self)[keyPath: keyPath])
+        }
+    }
+
+    /// A component that observes one part of the collection it is attached to.
+    init(part: CollectionPart, named name: String) {
+        nameBox = ComponentName(name)
+        isOwnedByReceiver = true
+        attach = { object, receiver, group, site, leadsOn, changed throws(PathError) in
+            guard let collection = object as? any PathCollection else {
+                throw .notACollection(
+                    name, type: String(describing: type(of: object)), path: name)
+            }
+            return try collection.attachPart(
+                part, receiver: receiver, group: group, site: site, leadsOn: leadsOn,
+                changed: changed, path: name)
+        }
+    }
+
+    /// The component of a string path's `*` in the middle: on a collection, every element
+    /// (``PathCollection/attachEachElement(following:receiver:site:changed:)``); on any other
+    /// object, every observable property.
+    init(fanningOutAnything rest: [PathComponent]) {
+        nameBox = ComponentName("*")
+        isOwnedByReceiver = true
+        let everyProperty = PathComponent(fanOut: PathComponent.everyPropertyBranches, rest: rest)
+        attach = { object, receiver, group, site, leadsOn, changed throws(PathError) in
+            if let collection = object as? any PathCollection {
+                return collection.attachEachElement(
+                    following: rest, receiver: receiver, site: site, changed: changed)
+            }
+            return try everyProperty.attach(object, receiver, group, site, leadsOn, changed)
+        }
+    }
+
+    /// The fan-out over the elements of the collection it is attached to.
+    init(eachElementFollowing rest: [PathComponent]) {
+        nameBox = ComponentName("*")
+        isOwnedByReceiver = true
+        attach = { object, receiver, _, site, _, changed throws(PathError) in
+            guard let collection = object as? any PathCollection else {
+                throw .notACollection("*", type: String(describing: type(of: object)), path: "*")
+            }
+            return collection.attachEachElement(
+                following: rest, receiver: receiver, site: site, changed: changed)
+        }
+    }
+}
