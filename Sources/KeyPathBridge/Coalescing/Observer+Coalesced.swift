@@ -32,6 +32,12 @@ extension Observer {
         // Filed under the root, for `stopObserving(root)` and `isObserving(root)`.
         let group = PathRoot.group(of: root)
         for path in repeat each paths {
+            if path.components.count == 1, let observe = path.components[0].observeChanges {
+                // One property of the root never re-wires: observe it directly, without reading
+                // its values (no generic metadata per change) or holding it.
+                observe(root, receiver, group, site) { coalescer.schedule(entry) }
+                continue
+            }
             if path.components.count == 1, path.components[0].isOwnedByReceiver {
                 // One variable of the root never re-wires: observe it directly.
                 do throws(PathError) {

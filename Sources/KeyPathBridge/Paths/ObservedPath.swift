@@ -146,9 +146,10 @@ extension ObservedPath: @unchecked Sendable where Value: Sendable {}
 /// change rule and sent through the output messenger. The wiring itself (``PathWiring``) is not
 /// generic, so handling a change looks up no generic metadata; only publishing an end value is
 /// typed.
+@usableFromInline
 final class PathTracker<Value>: PathEnd, @unchecked Sendable {
-    let wiring: PathWiring
-    private let output: MessengerCore<Update<Value?>>
+    @usableFromInline let wiring: PathWiring
+    @usableFromInline let output: MessengerCore<Update<Value?>>
     /// For end values whose end property has no rule of its own: a typed path's end type's
     /// rule (for `Value?`, so a reachable nil is not unreachable); nil for a string path.
     private let typedRule: ChangeRule<Value?>? =
@@ -158,7 +159,7 @@ final class PathTracker<Value>: PathEnd, @unchecked Sendable {
     private static var heldValueRule: ChangeRule<Any> { .comparingHeldValues }
     /// Guarded by the output core's lock, so that a new end value and its update are accepted
     /// in one step.
-    @exclusivity(unchecked) private var end: Value?
+    @usableFromInline @exclusivity(unchecked) var end: Value?
 
     init(
         root: AnyObject, components: [PathComponent], site: DeclarationSite,
@@ -198,6 +199,21 @@ final class PathTracker<Value>: PathEnd, @unchecked Sendable {
             guard forced || isChange(from: old, to: newEnd, rule: rule) else { return nil }
             end = newEnd
             return Update(old, newEnd)
+        }
+    }
+
+    /// Sends an update if the end value changed, for a change of the end property that the
+    /// wiring lets this thread handle directly (``PathWiring/beginDirectChange(tag:from:)``):
+    /// the end property is a variable, whose `rule` is the end type's. Inlinable, so that it is
+    /// specialized where the path is declared, with the code that calls it.
+    @inlinable
+    func publishDirectly(_ new: Value, from author: AnyAuthor, rule: ChangeRule<Value>) {
+        output.send(from: author) { () -> Update<Value?>? in
+            let old = end
+            // Reachability first: from unreachable, any value is a change.
+            if let old, !rule.isChange(from: old, to: new) { return nil }
+            end = new
+            return Update(old, new)
         }
     }
 

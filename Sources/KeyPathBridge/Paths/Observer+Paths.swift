@@ -23,14 +23,19 @@ extension Observer {
     /// zip.value    // the current end value
     /// zip.stop()   // ends this observation only
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<Root: AnyObject, Value>(
         _ root: Root, _ path: PropertyPath<Root, Value>, fileID: StaticString = #fileID,
         line: UInt = #line, receive: @escaping (Value?) -> Void
     ) -> ObservedPath<Root, Value> {
         let observed = ObservedPath(root, path, fileID: fileID, line: line)
-        observe(observed, root: root, site: DeclarationSite(fileID: fileID, line: line)) {
-            receive($0.new)
+        // The handler, built here to be specialized for `Value`, holds the path as a plain
+        // object.
+        let held: AnyObject = observed
+        startAdHocObservation(
+            of: observed, root: root, site: DeclarationSite(fileID: fileID, line: line)
+        ) { update in
+            withExtendedLifetime(held) { receive(update.new) }
         }
         return observed
     }
@@ -45,11 +50,21 @@ extension Observer {
         // The handler holds the path as a plain object: keeping it alive then needs no generic
         // metadata per delivery.
         let path: AnyObject = observed
+        startAdHocObservation(of: observed, root: root, site: site) { update in
+            withExtendedLifetime(path) { receive(update) }
+        }
+    }
+
+    /// Starts the ad hoc observation of `observed` with `handler`, which holds the path (see
+    /// ``observe(_:root:site:receive:)``).
+    @usableFromInline
+    func startAdHocObservation<Root: AnyObject, Value>(
+        of observed: ObservedPath<Root, Value>, root: Root, site: DeclarationSite,
+        handler: @escaping (Update<Value?>) -> Void
+    ) {
         let connection = observed.messenger.core.connect(
             receiver: receiver, site: site, groupedUnder: PathRoot.group(of: root),
-            handler: .message { update in
-                withExtendedLifetime(path) { receive(update) }
-            })
+            handler: .message(handler))
         observed.belongs(to: connection)
         // A path that is over already (it cannot observe its root) frees this observation now;
         // one that ends later ends it itself.
@@ -62,7 +77,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(settings, \.$volume) { volume in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<Root: AnyObject, P1: ObservableProperty>(
         _ root: Root, _ p1: KeyPath<Root, P1>,
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P1.Value?) -> Void
@@ -76,7 +91,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(document, \.$owner, \.$name) { name in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<
         Root: AnyObject, A: AnyObject, P1: ObservableProperty, P2: ObservableProperty
     >(
@@ -92,7 +107,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(document, \.$owner, \.$name) { name in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<
         Root: AnyObject, A: AnyObject, P1: ObservableProperty, P2: ObservableProperty
     >(
@@ -108,7 +123,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<
         Root: AnyObject, A: AnyObject, B: AnyObject, P1: ObservableProperty, P2: ObservableProperty,
         P3: ObservableProperty
@@ -128,7 +143,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<
         Root: AnyObject, A: AnyObject, B: AnyObject, P1: ObservableProperty, P2: ObservableProperty,
         P3: ObservableProperty
@@ -148,7 +163,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<
         Root: AnyObject, A: AnyObject, B: AnyObject, P1: ObservableProperty, P2: ObservableProperty,
         P3: ObservableProperty
@@ -168,7 +183,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(cache, \.$currentUser, \.$address, \.$zipCode) { zip in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<
         Root: AnyObject, A: AnyObject, B: AnyObject, P1: ObservableProperty, P2: ObservableProperty,
         P3: ObservableProperty
@@ -188,7 +203,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
@@ -208,7 +223,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
@@ -228,7 +243,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
@@ -248,7 +263,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
@@ -268,7 +283,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
@@ -288,7 +303,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
@@ -308,7 +323,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
@@ -328,7 +343,7 @@ extension Observer {
     /// ```swift
     /// observer.observe(app, \.$session, \.$user, \.$address, \.$zipCode) { zip in }
     /// ```
-    @discardableResult
+    @discardableResult @inlinable
     public func observe<
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty

@@ -2,6 +2,7 @@ import Transforms
 
 /// One component of a path, with its types erased so that a path of any length is an array: how
 /// to observe the property on an object of the component's type, and how to read its value.
+@usableFromInline
 struct PathComponent: @unchecked Sendable {
     /// The property's name, as a string path spells it (for debug logs).
     let nameBox: ComponentName
@@ -34,15 +35,51 @@ struct PathComponent: @unchecked Sendable {
             _ site: DeclarationSite, _ leadsOn: Bool, _ changed: @escaping PathLink.Changed
         ) throws(PathError) -> PathLink
 
-    /// A component for the observable property that `keyPath` leads to.
-    init<Object: AnyObject, Property: ObservableProperty>(_ keyPath: KeyPath<Object, Property>) {
+    /// For a typed component whose property is a variable, declared where its value type is
+    /// known (``TypedHandlers``): `attach` at the end of a path, whose typed end is `end` and
+    /// whose observation of this level is tagged `tag`. A change of the variable then reaches
+    /// the end without the engine's hop and without type erasure when the wiring lets it
+    /// (``PathWiring/beginDirectChange(tag:from:)``), else goes to `changed`. Nil: use `attach`.
+    private(set) var attachAsEnd:
+        (
+            (
+                _ object: AnyObject, _ receiver: Receiver?, _ site: DeclarationSite,
+                _ end: AnyObject, _ tag: PathWiring.Tag, _ changed: @escaping PathLink.Changed
+            ) throws(PathError) -> PathLink
+        )? = nil
+
+    /// For a typed component (whose observation is owned by its receiver): observes the
+    /// property of `object` for `receiver`, filed under `group`, calling `changed` at each
+    /// change, without reading the values or holding the property (a property held weakly has
+    /// a side table, which slows every retain of it). For a path of one property that never
+    /// re-wires (coalesced observation). Nil: use `attach`.
+    private(set) var observeChanges:
+        (
+            (
+                _ object: AnyObject, _ receiver: Receiver, _ group: ObjectIdentifier?,
+                _ site: DeclarationSite, _ changed: @escaping () -> Void
+            ) -> Void
+        )? = nil
+
+    /// A component for the observable property that `keyPath` leads to. With `handlers` (built
+    /// where the path is declared), a variable's changes are handled by code specialized for its
+    /// value type.
+    @usableFromInline
+    init<Object: AnyObject, Property: ObservableProperty>(
+        _ keyPath: KeyPath<Object, Property>, handlers: TypedHandlers<Property.Value>? = nil
+    ) {
         let name = ComponentName.shared(keyPath)
         let shape = ObjectShape(Property.Value.self)
         // A variable's rule is its value type's, which the path's end type has already.
         let isVariable = Property.self is any VariableType.Type
         nameBox = name
         isOwnedByReceiver = true
-        attach = { object, receiver, group, site, leadsOn, changed in
+        /// Observes the property of `object` with the handler `receive` makes from it.
+        func link(
+            _ object: AnyObject, _ receiver: Receiver?, _ group: ObjectIdentifier?,
+            _ site: DeclarationSite, _ leadsOn: Bool,
+            _ receive: (Property) -> (Update<Property.Value>, AnyAuthor) -> Void
+        ) -> PathLink {
             // The typed `PropertyPath` only ever passes an `Object` here.
             let property = unsafeDowncast(object, to: Object.self)[keyPath: keyPath]
             name.learn(from: object, property: property)
@@ -54,14 +91,87 @@ struct PathComponent: @unchecked Sendable {
                 initial: {
                     start.value = $0
                     if leadsOn, !shape.isDynamic { start.next = shape.object(in: $0) }
-                }
-            ) { update, author in
-                changed(update.new, leadsOn ? shape.object(in: update.new) : nil, author)
-            }
+                },
+                receive: receive(property))
             if leadsOn, shape.isDynamic { start.next = PathLink.object(in: start.value) }
             return PropertyLink(
                 property, connection: connection, shape: shape, start: start,
                 hasOwnRule: !isVariable)
+        }
+        /// The handler that passes each change on to `changed` (specialized where `handlers`
+        /// were built, for a property the path does not go on from).
+        func relay(
+            _ leadsOn: Bool, _ changed: @escaping PathLink.Changed
+        ) -> (Update<Property.Value>, AnyAuthor) -> Void {
+            if !leadsOn, let handlers { return handlers.relay(changed) }
+            return { update, author in
+                changed(update.new, leadsOn ? shape.object(in: update.new) : nil, author)
+            }
+        }
+        attach = { object, receiver, group, site, leadsOn, changed in
+            link(object, receiver, group, site, leadsOn) { _ in relay(leadsOn, changed) }
+        }
+        observeChanges = { object, receiver, group, site, changed in
+            let property = unsafeDowncast(object, to: Object.self)[keyPath: keyPath]
+            name.learn(from: object, property: property)
+            // The handler ignores the update: it needs no metadata of its type.
+            _ = property.startObservation(
+                receiver: receiver, site: site, groupedUnder: group, initial: { _ in }
+            ) { _, _ in changed() }
+        }
+        guard isVariable, let handlers else { return }
+        attachAsEnd = { object, receiver, site, end, tag, changed in
+            link(object, receiver, nil, site, false) { variable in
+                handlers.direct(end, tag, variable, changed) ?? relay(false, changed)
+            }
+        }
+    }
+}
+
+/// The handlers of a typed component's changes, built where the path is declared (in inlinable
+/// code, so that they are specialized for the property's value type there; a generic closure
+/// built inside this module would look up `Update<Value>`'s metadata on every change).
+@usableFromInline
+struct TypedHandlers<Value> {
+    /// Makes the handler of a property the path does not go on from: each change goes to
+    /// `changed`.
+    @usableFromInline
+    let relay:
+        (_ changed: @escaping (Any, AnyObject?, AnyAuthor) -> Void) -> (
+            Update<Value>, AnyAuthor
+        ) -> Void
+
+    /// Makes the handler of the variable at the end of a typed path, or nil if `end` is not the
+    /// typed end of a path to `Value`: each change is published by the end directly when the
+    /// wiring lets it (compared by the variable's rule, which is `Value`'s), else goes to
+    /// `changed` (through the engine).
+    @usableFromInline
+    let direct:
+        (
+            _ end: AnyObject, _ tag: PathWiring.Tag, _ variable: AnyObject,
+            _ changed: @escaping (Any, AnyObject?, AnyAuthor) -> Void
+        ) -> ((Update<Value>, AnyAuthor) -> Void)?
+
+    @inlinable
+    init() {
+        relay = { changed in
+            { update, author in changed(update.new, nil, author) }
+        }
+        direct = { end, tag, variable, changed in
+            guard let tracker = end as? PathTracker<Value> else { return nil }
+            // `attachAsEnd` passes only a variable of `Value` (a `Variable` is final).
+            let rule = unsafeDowncast(variable, to: Variable<Value>.self).changeRule
+            let wiring = tracker.wiring
+            // Holds the end strongly, as the wiring does: the path's `stop()` ends this
+            // observation, which lets go of it.
+            return { update, author in
+                if wiring.beginDirectChange(tag: tag, from: author) {
+                    tracker.publishDirectly(update.new, from: author, rule: rule)
+                    wiring.endDirectChange()
+                } else {
+                    changed(update.new, nil, author)
+                }
+            }
         }
     }
 }

@@ -26,6 +26,9 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
         case observationEnded
     }
 
+    /// The tag of one level's observation (see ``SwitchEngine/tag(level:)``).
+    @usableFromInline typealias Tag = SwitchEngine<Event>.Tag
+
     @usableFromInline let switchEngine: SwitchEngine<Event>
     // Guarded by `lock`. `links` and `end` change only while an event is handled and in
     // `stop()` (which also lets go of `end`, the path's typed end, breaking the cycle with it).
@@ -159,6 +162,33 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
         lock.withLock { stopped ? nil : end }
     }
 
+    /// Lets the calling thread handle a change of the end property itself, now, without the
+    /// engine's hop (the typed end of a path whose end property is a variable calls it from the
+    /// variable's message; see ``PathComponent/attachAsEnd``): true if the engine handles no
+    /// other event and none waits, the change's observation (`tag`) is current, and the path
+    /// runs. Then the caller publishes the end value and calls ``endDirectChange()``; events sent
+    /// meanwhile wait their turn. False: send the change through the engine (which handles
+    /// whatever the cases this does not take: a manual trigger, a dead root, a stale change).
+    @usableFromInline func beginDirectChange(tag: Tag, from author: AnyAuthor) -> Bool {
+        guard author !== ManualTrigger.author, switchEngine.beginHandlingDirectly() else {
+            return false
+        }
+        // This thread now handles the engine's events: this change is the current one.
+        guard switchEngine.isCurrent(tag), root != nil, lock.withLock({ !stopped && end != nil })
+        else {
+            switchEngine.endHandlingDirectly()
+            return false
+        }
+        lastReattached = nil
+        return true
+    }
+
+    /// Ends what ``beginDirectChange(tag:from:)`` began, after handling the events sent
+    /// meanwhile.
+    @usableFromInline func endDirectChange() {
+        switchEngine.endHandlingDirectly()
+    }
+
     /// Handles an event (one at a time, outside any lock). A manual trigger
     /// (``Inspector/trigger(_:)-(String)``) of a property along the path sends the end value even
     /// though it did not change.
@@ -281,7 +311,14 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
             }
             let link: PathLink
             do throws(PathError) {
-                link = try components[index].attach(current, receiver, nil, site, !isEnd, changed)
+                if isEnd, let attachAsEnd = components[index].attachAsEnd,
+                    let end = lock.withLock({ self.end })
+                {
+                    link = try attachAsEnd(current, receiver, site, end, tag, changed)
+                } else {
+                    link = try components[index].attach(
+                        current, receiver, nil, site, !isEnd, changed)
+                }
             } catch {
                 // The rest of the path is unreachable from this object.
                 if isQuiet(error, at: index) {

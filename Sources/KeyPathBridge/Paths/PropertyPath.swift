@@ -13,15 +13,16 @@ import Transforms
 /// intermediate property holds `nil`, the rest of the path is *unreachable*. Observe a path with
 /// ``ObservedPath`` or `observer.observe(root, \.$a, \.$b) { value in }`.
 public struct PropertyPath<Root: AnyObject, Value>: Sendable {
-    let components: [PathComponent]
+    @usableFromInline let components: [PathComponent]
 
-    init(components: [PathComponent]) {
+    @usableFromInline init(components: [PathComponent]) {
         self.components = components
     }
 
     /// A path of one property of `Root`.
+    @inlinable
     public init<Property: ObservableProperty<Value>>(_ property: KeyPath<Root, Property>) {
-        self.init(components: [PathComponent(property)])
+        self.init(components: [PathComponent(property, handlers: TypedHandlers())])
     }
 
     /// This path extended by a property of the object it leads to.
@@ -29,10 +30,12 @@ public struct PropertyPath<Root: AnyObject, Value>: Sendable {
     /// ```swift
     /// PropertyPath(\Document.$owner).appending(\.$name)
     /// ```
+    @inlinable
     public func appending<Property: ObservableProperty>(
         _ property: KeyPath<Value, Property>
     ) -> PropertyPath<Root, Property.Value> where Value: AnyObject {
-        PropertyPath<Root, Property.Value>(components: components + [PathComponent(property)])
+        PropertyPath<Root, Property.Value>(
+            components: components + [PathComponent(property, handlers: TypedHandlers())])
     }
 
     /// This path extended by a property of the optional object it leads to; where that object is
@@ -41,10 +44,12 @@ public struct PropertyPath<Root: AnyObject, Value>: Sendable {
     /// ```swift
     /// PropertyPath(\UserCache.$currentUser).appending(\.$address)   // currentUser: User?
     /// ```
+    @inlinable
     public func appending<Object: AnyObject, Property: ObservableProperty>(
         _ property: KeyPath<Object, Property>
     ) -> PropertyPath<Root, Property.Value> where Value == Object? {
-        PropertyPath<Root, Property.Value>(components: components + [PathComponent(property)])
+        PropertyPath<Root, Property.Value>(
+            components: components + [PathComponent(property, handlers: TypedHandlers())])
     }
 
     /// The number of properties in the path.

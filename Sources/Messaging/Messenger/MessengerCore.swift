@@ -110,6 +110,31 @@ package final class MessengerCore<Message>: @unchecked Sendable {
         if !released { drainPending() }
     }
 
+    /// Takes the delivering role for work the caller does itself (not a message of this core),
+    /// if no thread has it and nothing is queued; then work that other threads bring meanwhile
+    /// waits, and the caller gives the role up with ``endDeliveringDirectly()``, which runs that
+    /// work. False if the role is taken: the caller then queues its work as a message.
+    ///
+    /// (A ``SwitchEngine`` uses it to handle an event on the sending thread without the hop
+    /// through its queue, keeping its events serial.)
+    @inlinable @inline(__always)
+    package func beginDeliveringDirectly() -> Bool {
+        lock.withLock {
+            // Nobody delivers and nothing waits (`hasPending` is only ever set with
+            // `delivering`).
+            guard role.load(ordering: .acquiring) == 0 else { return false }
+            role.store(Self.delivering, ordering: .relaxed)
+            return true
+        }
+    }
+
+    /// Gives up the delivering role taken by ``beginDeliveringDirectly()``, after running the
+    /// work queued meanwhile.
+    @inlinable @inline(__always)
+    package func endDeliveringDirectly() {
+        finishDelivering()
+    }
+
     /// Runs queued work until none is left, then gives up the delivering role. Only the thread
     /// that holds the role calls this, so deliveries never overlap.
     @inlinable

@@ -27,7 +27,9 @@ public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache {
     // Guarded by the core's lock, together with the messenger state, so that a change and the
     // acceptance of its update are one atomic step.
     @usableFromInline @exclusivity(unchecked) var storedValue: Value
-    @usableFromInline let changeRule: ChangeRule<Value>
+    /// The rule that decides whether a new value is a change (package-visible: a key path that
+    /// ends at this variable compares its end values by it).
+    @usableFromInline package let changeRule: ChangeRule<Value>
 
     /// Creates a variable holding `value`.
     public init(_ value: Value) {

@@ -107,8 +107,24 @@ package final class SwitchEngine<Event>: @unchecked Sendable {
         queue.disconnectAll()
     }
 
-    /// Whether an event sent with `tag` is still to be handled.
-    @inlinable func isCurrent(_ tag: Tag) -> Bool {
+    /// Lets the calling thread handle an event itself, now, instead of sending it: true if no
+    /// event is being handled and none waits. Then the caller handles it as the engine would
+    /// (checking its tag with ``isCurrent(_:)``), events sent meanwhile wait their turn, and the
+    /// caller must call ``endHandlingDirectly()``. False: send the event instead. Any thread.
+    ///
+    /// Handling on the sending thread keeps every guarantee of the type (events stay serial and
+    /// in acceptance order, and stale ones are dropped) and saves the hop through the queue.
+    @inlinable package func beginHandlingDirectly() -> Bool {
+        queue.beginDeliveringDirectly()
+    }
+
+    /// Ends what ``beginHandlingDirectly()`` began, after handling the events sent meanwhile.
+    @inlinable package func endHandlingDirectly() {
+        queue.endDeliveringDirectly()
+    }
+
+    /// Whether an event sent with `tag` is still to be handled. Only while handling an event.
+    @inlinable package func isCurrent(_ tag: Tag) -> Bool {
         tag.level < 0 || generations[tag.level] == tag.generation
     }
 }
