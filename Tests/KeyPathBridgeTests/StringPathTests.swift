@@ -147,7 +147,8 @@ struct StringPathTests {
 extension StringPathTests {
     /// A wildcard selects the properties the rest of the path applies to: a branch whose
     /// property holds a value, or whose object lacks the next property, is left out quietly;
-    /// a misfit further along a branch is reported as usual.
+    /// a misfit further along a branch is thrown when the path is created, and reported when
+    /// it is met later.
     @Test func aWildcardLeavesOutBranchesTheNextComponentDoesNotFit() throws {
         let reports = Recording<String>()
         PathDiagnostics.setHandler { reports.append($0.description) }
@@ -160,7 +161,16 @@ extension StringPathTests {
         _ = try ObservedPath(household, path: "*.address.zipCode")
         #expect(reports.elements.isEmpty)
 
-        _ = try? ObservedPath(household, path: "owner.*.zipCode.digits")
-        #expect(reports.elements.contains { $0.contains("digits") })
+        // Met now: thrown; met later: reported.
+        #expect(throws: PathError.self) {
+            try ObservedPath(household, path: "owner.*.zipCode.digits")
+        }
+        let later = Household()
+        let laterPath = try ObservedPath(later, path: "owner.*.zipCode.digits")
+        #expect(reports.elements.isEmpty)
+        later.owner = User(name: "Bob", address: Address(zipCode: "2"))
+        #expect(laterPath.isActive)
+        #expect(reports.elements.count == 1)
+        #expect(reports.elements.first?.contains("digits") == true)
     }
 }

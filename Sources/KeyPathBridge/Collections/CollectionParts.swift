@@ -49,7 +49,8 @@ protocol PathCollection: AnyObject {
 final class CollectionPartLink: PathLink {
     private weak var collection: AnyObject?
     private let connection: ConnectionBase
-    private let started: (value: Any?, next: AnyObject?)
+    /// Until the wiring takes it (touched only by the attaching thread).
+    @exclusivity(unchecked) private var started: (value: Any?, next: AnyObject?)?
     private let current: () -> (value: Any?, next: AnyObject?)
     private let writer: ((Any, AnyAuthor) -> Bool)?
     private let ended: () -> Void
@@ -72,7 +73,10 @@ final class CollectionPartLink: PathLink {
         self.ended = ended
     }
 
-    override var start: (value: Any?, next: AnyObject?) { started }
+    override func takeStart() -> (value: Any?, next: AnyObject?) {
+        defer { started = nil }
+        return started ?? current()
+    }
     override func read() -> Any? { current().value }
     override func next() -> AnyObject? { current().next }
     override var isObserving: Bool { lock.withLock { isFinished } || connection.isActive }

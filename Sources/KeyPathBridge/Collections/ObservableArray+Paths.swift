@@ -268,12 +268,20 @@ final class EachElementLink<Element>: PathLink {
         join(contents)
     }
 
-    override var start: (value: Any?, next: AnyObject?) { (read(), nil) }
-
-    override func read() -> Any? {
-        let ends = lock.withLock { order.compactMap { branches[$0]?.end } }
-        return ends.lazy.compactMap(\.latest).first
+    /// The first reachable branch's end value when the branches started (a change made since
+    /// then arrives as a change of its branch).
+    override func takeStart() -> (value: Any?, next: AnyObject?) {
+        (orderedEnds.lazy.compactMap(\.startValue).first, nil)
     }
+
+    override func read() -> Any? { orderedEnds.lazy.compactMap(\.latest).first }
+
+    private var orderedEnds: [BranchEnd] {
+        lock.withLock { order.compactMap { branches[$0]?.end } }
+    }
+
+    /// The array: observed again, the fan-out over the same array is the same end.
+    override var identity: ObjectIdentifier? { array.map(ObjectIdentifier.init) }
 
     override var isObserving: Bool { connection.isActive }
     override var isAlive: Bool { array != nil }
@@ -313,8 +321,10 @@ final class EachElementLink<Element>: PathLink {
             }
             guard isNew == true else { continue }
             let (wiring, end) = FanOutLink.branch(
-                from: object, following: rest, site: site, quietThrough: 0, changed: changed,
-                rootDied: {})
+                from: object, following: rest, site: site, quietThrough: 0,
+                collectingProblems: false,
+                changed: changed,
+                ended: {})
             let added = lock.withLock { () -> Bool in
                 guard !isEnded else { return false }
                 branches[id] = (1, wiring, end)

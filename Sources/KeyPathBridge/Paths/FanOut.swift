@@ -122,64 +122,136 @@ final class FanOutLink: PathLink {
     private weak var object: AnyObject?
     private let branches: [PathWiring]
     private let ends: [BranchEnd]
-    /// An observation owned by the main wiring's receiver, ended when the object is found dead,
-    /// so that the main wiring hears of it as of any observation ended from the observed side.
-    private let watch: MessengerCore<Void>
-    private let watching: ConnectionBase
+    private let watch: FanOutWatch
+    /// A problem the branches met as they were first wired, for the main wiring to throw or
+    /// report (see ``wiringProblem``).
+    private let problem: PathError?
 
     init(
         _ object: AnyObject, branches firsts: [PathComponent], rest: [PathComponent],
         receiver: Receiver?, site: DeclarationSite, changed: @escaping PathLink.Changed
     ) {
         self.object = object
-        let watch = MessengerCore<Void>()
+        let watch = FanOutWatch(object, receiver: receiver, site: site)
         self.watch = watch
-        watching = watch.connect(receiver: receiver, site: site) { _, _ in }
         var branches: [PathWiring] = []
         var ends: [BranchEnd] = []
         for first in firsts {
             let (branch, end) = Self.branch(
-                from: object, following: [first] + rest, site: site, changed: changed
+                from: object, following: [first] + rest, site: site, collectingProblems: true,
+                changed: changed
             ) { [weak watch] in
-                watch?.disconnectAll()
+                watch?.branchEnded()
             }
             branches.append(branch)
             ends.append(end)
         }
         self.branches = branches
         self.ends = ends
+        problem = Self.problem(of: branches)
+        watch.watch(branches)
     }
 
-    override var start: (value: Any?, next: AnyObject?) {
-        (ends.lazy.compactMap(\.latest).first, nil)
+    /// The problem of a fan-out's first wiring: a misfit along a branch that is not quiet, or
+    /// else, when no branch fits the component after the wildcard on any object it reached but
+    /// some did not fit it, that misfit (a name that no branch has is a typo, never silent).
+    private static func problem(of branches: [PathWiring]) -> PathError? {
+        if let misfit = branches.lazy.compactMap(\.initialProblem).first { return misfit }
+        guard !branches.contains(where: \.fitsAfterQuietLevel) else { return nil }
+        return branches.lazy.compactMap(\.quietMisfit).first
+    }
+
+    override var wiringProblem: PathError? { problem }
+
+    /// The first reachable branch's end value when the branches started (a change made since
+    /// then arrives as a change of its branch).
+    override func takeStart() -> (value: Any?, next: AnyObject?) {
+        (ends.lazy.compactMap(\.startValue).first, nil)
     }
 
     override func end() {
         for branch in branches { branch.stop() }
-        watching.end()
+        watch.end()
     }
 
     override func read() -> Any? { ends.lazy.compactMap(\.latest).first }
 
+    /// The fanned-out object: when the path observes the property before the wildcard again,
+    /// a fan-out on the same object is the same end (nothing is sent).
+    override var identity: ObjectIdentifier? { object.map(ObjectIdentifier.init) }
+
+    /// The rule of the first reachable branch's end property, which decides when a re-wire
+    /// before the wildcard changes the end value (as it does for a plain path).
+    override var hasOwnRule: Bool { firstReachableEndLink?.hasOwnRule ?? false }
+
+    override func isChange(from old: Any, to new: Any) -> Bool? {
+        firstReachableEndLink?.isChange(from: old, to: new)
+    }
+
+    private var firstReachableEndLink: PathLink? {
+        zip(branches, ends).first { $0.1.startValue != nil }?.0.currentEndLink
+    }
+
     /// A branch of a fan-out: a path from `root` following `components`, wired now, whose end
-    /// passes its changes to `changed` (the fan-out's link's) and calls `rootDied` once it finds
-    /// `root` dead. Misfits of its first two components are quiet (see
-    /// ``PathWiring/isQuiet(_:at:)``).
+    /// passes its changes to `changed` (the fan-out's link's) and calls `ended` once the
+    /// branch ended by itself (its root died, or it can observe nothing of it). Misfits of its
+    /// first components are quiet (up to `quietThrough`, see ``PathWiring/isQuiet(_:at:)``);
+    /// with `collectingProblems`, the others of its first wiring are kept (``PathWiring/
+    /// initialProblem``), else reported.
     static func branch(
         from root: AnyObject, following components: [PathComponent], site: DeclarationSite,
-        quietThrough: Int = 1, changed: @escaping PathLink.Changed,
-        rootDied: @escaping () -> Void
+        quietThrough: Int = 1, collectingProblems: Bool, changed: @escaping PathLink.Changed,
+        ended: @escaping () -> Void
     ) -> (PathWiring, BranchEnd) {
-        let end = BranchEnd(object: root, changed: changed, objectDied: rootDied)
+        let end = BranchEnd(object: root, changed: changed, ended: ended)
         let branch = PathWiring(
             root: root, components: components, site: site, quietThrough: quietThrough)
-        branch.start(end: end, author: end, collectingProblems: false)
+        branch.start(end: end, author: end, collectingProblems: collectingProblems)
         return (branch, end)
     }
-    override var isObserving: Bool { watching.isActive }
+
+    override var isObserving: Bool { watch.isActive }
     override var isAlive: Bool { object != nil }
     override var isFanOut: Bool { true }
-    override var observesNothing: Bool { branches.isEmpty }
+    override var observesNothing: Bool { !branches.contains(where: \.isActive) }
+}
+
+/// How the main wiring hears that a fan-out observes nothing any more: an observation owned by
+/// the main wiring's receiver, ended (as if from the observed side) when the fanned-out object
+/// is found dead or when every branch ended by itself, so the main wiring handles it as any
+/// observation that ended.
+final class FanOutWatch: @unchecked Sendable {
+    private weak var object: AnyObject?
+    private let core = MessengerCore<Void>()
+    private let connection: ConnectionBase
+    private let lock = Lock()
+    @exclusivity(unchecked) private var branches: [PathWiring] = []
+
+    init(_ object: AnyObject, receiver: Receiver?, site: DeclarationSite) {
+        self.object = object
+        connection = core.connect(receiver: receiver, site: site) { _, _ in }
+    }
+
+    /// Watches `branches`: if all ended already, says so now.
+    func watch(_ branches: [PathWiring]) {
+        lock.withLock { self.branches = branches }
+        branchEnded()
+    }
+
+    /// A branch ended by itself.
+    func branchEnded() {
+        let branches = lock.withLock { self.branches }
+        guard object == nil || !branches.contains(where: \.isActive) else { return }
+        core.disconnectAll()
+    }
+
+    var isActive: Bool { connection.isActive }
+
+    /// The fan-out ended (from the main wiring's side).
+    func end() {
+        connection.end()
+        lock.withLock { branches = [] }
+    }
 }
 
 /// An event that a path's end link sends in place of the next object, which the wiring hands
@@ -215,25 +287,29 @@ final class BranchEnd: PathEnd, @unchecked Sendable {
     /// Written only by the branch's wiring (whose events are handled one at a time); read by
     /// the fan-out's link too.
     @exclusivity(unchecked) private var last: Any?
+    @exclusivity(unchecked) private var first: Any?
     private weak var object: AnyObject?
     private let changed: PathLink.Changed
-    private let objectDied: () -> Void
+    private let ended: () -> Void
     private static var heldValueRule: ChangeRule<Any> { .comparingHeldValues }
 
-    init(
-        object: AnyObject, changed: @escaping PathLink.Changed,
-        objectDied: @escaping () -> Void
-    ) {
+    init(object: AnyObject, changed: @escaping PathLink.Changed, ended: @escaping () -> Void) {
         self.object = object
         self.changed = changed
-        self.objectDied = objectDied
+        self.ended = ended
     }
 
     /// The branch's last end value (nil: unreachable).
     var latest: Any? { lock.withLock { last } }
 
+    /// The branch's end value when it was first wired (nil: unreachable).
+    var startValue: Any? { lock.withLock { first } }
+
     func start(with value: Any?) {
-        lock.withLock { last = value }
+        lock.withLock {
+            last = value
+            first = value
+        }
     }
 
     func publish(_ value: Any?, from author: AnyAuthor, forced: Bool, rule: PathLink?) {
@@ -256,6 +332,6 @@ final class BranchEnd: PathEnd, @unchecked Sendable {
     }
 
     func finish() {
-        if object == nil { objectDied() }
+        ended()
     }
 }

@@ -11,9 +11,11 @@ class PathLink {
     typealias Changed = (_ value: Any?, _ next: AnyObject?, _ author: AnyAuthor) -> Void
 
     /// The property's value when the link's observation started (every later change arrives as
-    /// a message), and the object in it (when the path goes on from the property). A link to a
-    /// variable reads both in the same step as it starts; by default they are read now.
-    var start: (value: Any?, next: AnyObject?) { (read(), next()) }
+    /// a message), and the object in it (when the path goes on from the property), taken once
+    /// by the wiring right after attaching: a link does not keep them (a path holds the model
+    /// weakly). A link to a variable reads both in the same step as it starts; by default they
+    /// are read now.
+    func takeStart() -> (value: Any?, next: AnyObject?) { (read(), next()) }
 
     /// Ends the link's observations.
     func end() {}
@@ -40,7 +42,12 @@ class PathLink {
     /// Whether this is a fan-out's link (``FanOutLink``), whose branches send their changes.
     var isFanOut: Bool { false }
 
-    /// Whether the link observes nothing at all (a fan-out without branches).
+    /// A problem met as the link was attached that did not stop it (a fan-out's branch did not
+    /// fit), for the wiring to throw or report.
+    var wiringProblem: PathError? { nil }
+
+    /// Whether the link observes nothing at all (a fan-out whose branches all ended, or that
+    /// has none).
     var observesNothing: Bool { false }
 
     /// Whether the property has a change rule of its own that decides at the end of a path.
@@ -86,7 +93,8 @@ final class PropertyLink<Property: ObservableProperty>: PathLink {
     private weak var property: Property?
     private let connection: ConnectionBase
     private let shape: ObjectShape
-    private let started: (value: Any?, next: AnyObject?)
+    /// Until the wiring takes it (touched only by the attaching thread).
+    @exclusivity(unchecked) private var started: (value: Any?, next: AnyObject?)?
     /// Whether the property's own change rule decides at the end of a path: not for a `Var` of
     /// a typed path, whose rule the end type's is.
     private let ownRule: Bool
@@ -115,7 +123,10 @@ final class PropertyLink<Property: ObservableProperty>: PathLink {
         return property.isChange(from: old, to: new)
     }
 
-    override var start: (value: Any?, next: AnyObject?) { started }
+    override func takeStart() -> (value: Any?, next: AnyObject?) {
+        defer { started = nil }
+        return started ?? (read(), next())
+    }
     override func end() { connection.end() }
     override func read() -> Any? { property?.value }
     override func next() -> AnyObject? { property.flatMap { shape.object(in: $0.value) } }

@@ -38,6 +38,9 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     @exclusivity(unchecked) private var stopped = false
     /// The first component that did not fit when the path was first wired.
     @exclusivity(unchecked) private var problem: PathError?
+    /// See ``quietMisfit`` and ``fitsAfterQuietLevel``.
+    @exclusivity(unchecked) private var quietMisfitFound: PathError?
+    @exclusivity(unchecked) private var fitsAfterQuiet = false
     /// Whether the initial wiring runs (touched only while handling events).
     private var isWiringInitially = false
     /// The link a property's observation was last attached again by, after it ended from the
@@ -321,18 +324,15 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
                 }
             } catch {
                 // The rest of the path is unreachable from this object.
-                if isQuiet(error, at: index) {
-                    // A fan-out's branch that the rest of the path does not apply to.
-                } else if isWiringInitially && collectsProblems {
-                    lock.withLock { problem = problem ?? error }
-                } else {
-                    PathDiagnostics.report(error)
-                }
+                note(error, at: index)
                 switchEngine.invalidate(from: index)
                 return (attached, nil)
             }
+            if index == quietThrough { lock.withLock { fitsAfterQuiet = true } }
+            // A fan-out's branches may have met a problem as they were first wired.
+            if let problem = link.wiringProblem { note(problem, at: index) }
             attached.append(link)
-            let start = link.start
+            let start = link.takeStart()
             if isEnd { return (attached, start.value) }
             object = start.next
             #if DEBUG
@@ -341,6 +341,31 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
         }
         return (attached, nil)
     }
+
+    /// A component that does not fit at `level`: quiet in a fan-out's branch (the first quiet
+    /// misfit after the wildcard is kept, see ``quietMisfit``), kept for the creator to throw
+    /// if the initial wiring collects problems, else reported.
+    private func note(_ error: PathError, at level: Int) {
+        if isQuiet(error, at: level) {
+            if level == quietThrough {
+                lock.withLock { quietMisfitFound = quietMisfitFound ?? error }
+            }
+        } else if isWiringInitially && collectsProblems {
+            lock.withLock { problem = problem ?? error }
+        } else {
+            PathDiagnostics.report(error)
+        }
+    }
+
+    /// In a fan-out's branch: the first component after the wildcard that did not fit an object
+    /// (quietly), if any.
+    var quietMisfit: PathError? { lock.withLock { quietMisfitFound } }
+
+    /// In a fan-out's branch: whether the component after the wildcard fitted an object once.
+    var fitsAfterQuietLevel: Bool { lock.withLock { fitsAfterQuiet } }
+
+    /// The link to the end property, if the path reaches it now.
+    var currentEndLink: PathLink? { endLink }
 
     /// Whether a misfit at `level` leaves the rest unreachable without a report: in a fan-out's
     /// branch (`quietThrough` 1), the branch's property itself, and the next component when
