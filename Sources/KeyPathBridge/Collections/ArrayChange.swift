@@ -64,8 +64,9 @@ public struct ArrayChange<Element> {
     public let edits: [ArrayEdit<Element>]
     /// The number of elements before the change.
     public let oldCount: Int
-    /// Pairs of a removed and an inserted element that are one element moving (found by
-    /// `replaceAll(with:)`), as indices into ``edits``' elements in old and new positions.
+    /// Pairs of a removed and an inserted element that are one element moving, in old and new
+    /// indices, for ``batchUpdates``. (None yet: a replacement of all contents that finds
+    /// moves is still to come.)
     let knownMoves: [ArrayBatchUpdates.Move]
     /// For each index that a path follows (`#3`) and that holds another element after the
     /// change (by the element type's rule), the element there now, or nil past the end. Worked

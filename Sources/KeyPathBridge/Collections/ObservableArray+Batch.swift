@@ -52,23 +52,98 @@ extension ObservableArray {
         }
 
         /// Runs `body` on the contents, then records one replacement of the range that
-        /// changed (so that `sort`, `reverse`, `shuffle` and `partition` are one edit each).
+        /// changed (so that `sort`, `reverse`, `shuffle` and `partition` are one edit each),
+        /// also when `body` throws after moving elements.
         public mutating func withContiguousMutableStorageIfAvailable<Result>(
             _ body: (inout UnsafeMutableBufferPointer<Element>) throws -> Result
         ) rethrows -> Result? {
             let before = elements
-            let result = try elements.withContiguousMutableStorageIfAvailable(body)
+            defer { recordChanges(since: before) }
+            return try elements.withContiguousMutableStorageIfAvailable(body)
+        }
+
+        /// Records one replacement of the range where the contents differ from `before` (of the
+        /// same count).
+        private mutating func recordChanges(since before: [Element]) {
             let count = elements.count
             var first = 0
             while first < count, isSame(before[first], elements[first]) { first += 1 }
-            guard first < count else { return result }
+            guard first < count else { return }
             var last = count - 1
             while last > first, isSame(before[last], elements[last]) { last -= 1 }
             record(
                 .replaced(
                     old: Array(before[first...last]), new: Array(elements[first...last]),
                     at: first))
-            return result
+        }
+
+        /// Removes every element: one removal (the standard library's default would replace
+        /// the batch, and lose its edits).
+        public mutating func removeAll(keepingCapacity keepCapacity: Bool = false) {
+            replaceSubrange(0..<count, with: EmptyCollection())
+            if !keepCapacity { elements = [] }
+        }
+
+        /// Removes the elements that satisfy `shouldBeRemoved`: one removal per run of adjacent
+        /// removed elements (not the standard library's swaps), in O(n). If
+        /// `shouldBeRemoved` throws, nothing is removed.
+        public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
+            var kept: [Element] = []
+            var removals: [ArrayEdit<Element>] = []
+            var removedSoFar = 0
+            var index = 0
+            while index < elements.count {
+                guard try shouldBeRemoved(elements[index]) else {
+                    kept.append(elements[index])
+                    index += 1
+                    continue
+                }
+                var end = index + 1
+                while end < elements.count, try shouldBeRemoved(elements[end]) { end += 1 }
+                removals.append(.removed(Array(elements[index..<end]), at: index - removedSoFar))
+                removedSoFar += end - index
+                index = end
+            }
+            guard !removals.isEmpty else { return }
+            elements = kept
+            for removal in removals { record(removal) }
+        }
+
+        /// Exchanges two elements: one replacement of the range between them.
+        public mutating func swapAt(_ i: Int, _ j: Int) {
+            guard i != j else { return }
+            let (low, high) = (Swift.min(i, j), Swift.max(i, j))
+            var moved = Array(elements[low...high])
+            moved.swapAt(i - low, j - low)
+            replaceSubrange(low..<(high + 1), with: moved)
+        }
+
+        /// Reverses the elements: one replacement.
+        public mutating func reverse() {
+            _ = withContiguousMutableStorageIfAvailable { $0.reverse() }
+        }
+
+        /// Shuffles the elements with `generator`: one replacement.
+        public mutating func shuffle<Generator: RandomNumberGenerator>(
+            using generator: inout Generator
+        ) {
+            _ = withContiguousMutableStorageIfAvailable { $0.shuffle(using: &generator) }
+        }
+
+        /// Shuffles the elements: one replacement.
+        public mutating func shuffle() {
+            var generator = SystemRandomNumberGenerator()
+            shuffle(using: &generator)
+        }
+
+        /// Reorders the elements so that those that satisfy `belongsInSecondPartition` come
+        /// last; returns the index of the first of them. One replacement.
+        public mutating func partition(
+            by belongsInSecondPartition: (Element) throws -> Bool
+        ) rethrows -> Int {
+            let before = elements
+            defer { recordChanges(since: before) }
+            return try elements.partition(by: belongsInSecondPartition)
         }
 
         /// Reserves room for `capacity` elements (no edit).

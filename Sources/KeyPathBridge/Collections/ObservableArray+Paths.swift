@@ -96,7 +96,7 @@ extension ObservableArray: PathCollection {
             receiver: receiver, site: site, groupedUnder: group,
             atStart: {
                 count = storage.count
-                start = index < count ? storage[index] : nil
+                start = index >= 0 && index < count ? storage[index] : nil
             },
             handler: .messageAndAuthor { change, author in
                 guard let element = start, follow.follow(change, element, rule: rule) else {
@@ -302,9 +302,11 @@ final class EachElementLink<Element>: PathLink {
 
     /// Applies a change of the array's elements (while the path's wiring handles it).
     func apply(_ change: ArrayChange<Element>) {
+        // Joins first: an element that an edit takes out and puts back (a sort) keeps its
+        // branch.
         for edit in change.edits {
-            leave(edit.oldElements)
             join(edit.newElements)
+            leave(edit.oldElements)
         }
     }
 
@@ -347,11 +349,13 @@ final class EachElementLink<Element>: PathLink {
                 }
                 branches[id] = nil
                 order.removeAll { $0 == id }
+                branch.end.retire()
                 return branch.wiring
             }
             left?.stop()
         }
     }
+
 }
 
 /// A change of the elements of an array that a path fans out over, handed back to its link
@@ -365,7 +369,15 @@ final class MembershipChange<Element>: EndEvent {
         self.change = change
     }
 
+    /// Applies the change to the branches. When that makes the path unreachable (no branch
+    /// reaches its end any more) or reachable again, the end value becomes nil, or the first
+    /// reachable branch's.
     override func handle(end: PathEnd, from author: AnyAuthor) {
-        link?.apply(change)
+        guard let link else { return }
+        let wasReachable = link.read() != nil
+        link.apply(change)
+        let now = link.read()
+        guard (now != nil) != wasReachable else { return }
+        end.publish(now, from: author, forced: false, rule: nil)
     }
 }

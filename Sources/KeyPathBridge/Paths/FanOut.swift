@@ -263,18 +263,28 @@ class EndEvent {
 }
 
 /// A fan-out branch's change as the wiring of the fan-out receives it: the branch's new end
-/// value, already compared with its last one, published as it is. (Also any mutation of a
-/// collection at the end of a path: every one is an update.)
+/// value, already compared with its last one, and that last one, published as an update from
+/// it; dropped if the branch was retired meanwhile (its element left an array). (Also any
+/// mutation of a collection at the end of a path, without a branch: every one is an update.)
 final class BranchChange: EndEvent {
     /// The branch's new end value (nil: unreachable).
     let value: Any?
+    /// The branch's end value before (nil: unreachable).
+    let old: Any?
+    private let branch: BranchEnd?
 
-    init(value: Any?) {
+    init(value: Any?, old: Any? = nil, branch: BranchEnd? = nil) {
         self.value = value
+        self.old = old
+        self.branch = branch
     }
 
     override func handle(end: PathEnd, from author: AnyAuthor) {
-        end.publish(value, from: author, forced: true, rule: nil)
+        guard let branch else {
+            return end.publish(value, from: author, forced: true, rule: nil)
+        }
+        guard !branch.isRetired else { return }
+        end.publishBranch(value, old: old, from: author)
     }
 }
 
@@ -288,6 +298,7 @@ final class BranchEnd: PathEnd, @unchecked Sendable {
     /// the fan-out's link too.
     @exclusivity(unchecked) private var last: Any?
     @exclusivity(unchecked) private var first: Any?
+    @exclusivity(unchecked) private var retired = false
     private weak var object: AnyObject?
     private let changed: PathLink.Changed
     private let ended: () -> Void
@@ -316,9 +327,26 @@ final class BranchEnd: PathEnd, @unchecked Sendable {
         // The branch's root (the fanned-out object) died: the main path re-wires from before
         // it, or ends with it; no update of its own.
         guard object != nil else { return }
-        guard forced || Self.isChange(from: latest, to: value, rule: rule) else { return }
+        let old = latest
+        guard forced || Self.isChange(from: old, to: value, rule: rule) else { return }
+        publishBranch(value, old: old, from: author)
+    }
+
+    /// A branch of a fan-out nested in this branch changed (compared already): passed on with
+    /// its own old value.
+    func publishBranch(_ value: Any?, old: Any?, from author: AnyAuthor) {
+        guard object != nil, !isRetired else { return }
         lock.withLock { last = value }
-        changed((), BranchChange(value: value), author)
+        changed((), BranchChange(value: value, old: old, branch: self), author)
+    }
+
+    /// Whether the fan-out let go of this branch (its element left the array): a change it
+    /// sent before is dropped.
+    var isRetired: Bool { lock.withLock { retired } }
+
+    /// Lets go of this branch.
+    func retire() {
+        lock.withLock { retired = true }
     }
 
     /// Reachability first, then the end property's own rule (user code: called unlocked), else

@@ -231,6 +231,15 @@ final class PathTracker<Value>: PathEnd, @unchecked Sendable {
     func finish() {
         output.disconnectAllAfterDeliveries()
     }
+
+    func publishBranch(_ value: Any?, old: Any?, from author: AnyAuthor) {
+        let newEnd = value.map { $0 as! Value }
+        let oldEnd = old.map { $0 as! Value }
+        output.send(from: author) { () -> Update<Value?>? in
+            end = newEnd
+            return Update(oldEnd, newEnd)
+        }
+    }
 }
 
 extension ObservedPath: LockedLatestMessage {

@@ -158,7 +158,11 @@ struct TypedHandlers<Value> {
             { update, author in changed(update.new, nil, author) }
         }
         direct = { end, tag, variable, changed in
-            guard let tracker = end as? PathTracker<Value> else { return nil }
+            // A `Var<Any>`'s own rule (every set is a change) is not the end type's (what the
+            // values hold): such a path takes the engine's way.
+            guard Value.self != Any.self, let tracker = end as? PathTracker<Value> else {
+                return nil
+            }
             // `attachAsEnd` passes only a variable of `Value` (a `Variable` is final).
             let rule = unsafeDowncast(variable, to: Variable<Value>.self).changeRule
             let wiring = tracker.wiring
@@ -247,7 +251,10 @@ extension PathComponent {
             }
         }
         return PropertyLink(
-            property, connection: connection, shape: .dynamic, start: start, hasOwnRule: true)
+            property, connection: connection, shape: .dynamic, start: start,
+            // A variable's rule is its value type's, which comparing what values hold follows
+            // (and, for a `Var<Any>`, improves on: equal held values are no change).
+            hasOwnRule: !(Property.self is any VariableType.Type))
     }
 }
 

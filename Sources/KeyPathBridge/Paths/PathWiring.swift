@@ -416,6 +416,9 @@ protocol PathEnd: AnyObject {
     /// The root died and the last update was published: end the path's observations once it
     /// reached them.
     func finish()
+    /// A fan-out's branch changed its end value from `old` to `value` (compared already): an
+    /// update from the branch's old value, whatever was sent last.
+    func publishBranch(_ value: Any?, old: Any?, from author: AnyAuthor)
 }
 
 #if DEBUG

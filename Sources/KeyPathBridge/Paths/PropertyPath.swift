@@ -75,9 +75,11 @@ extension PropertyPath {
     ///
     /// Each selected property is a *branch* of its own that re-wires on its own. The path sends
     /// an update whenever the end value of a branch changes (compared with that branch's last
-    /// end value), and its value is that branch's new end value; at first, it is the end value
-    /// of the first reachable branch, in declaration order. A branch whose object lacks the next
-    /// property is left out quietly. A path through a fan-out cannot be written (bound to).
+    /// end value), from that branch's old end value to its new one; the path's value is the end
+    /// value sent last (at first, the first reachable branch's, in declaration order). A branch
+    /// whose object lacks the next property is left out quietly, unless no branch has it (then
+    /// it is an error, as any unknown name). A path through a fan-out cannot be written (bound
+    /// to).
     public init<Object: AnyObject>(everyPropertyHolding type: Object.Type) where Value == Object? {
         self.init(components: [PathComponent(fanningOutTo: PathComponent.branches(holding: type))])
     }
