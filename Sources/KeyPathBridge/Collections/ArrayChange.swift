@@ -110,6 +110,10 @@ extension ArrayChange: Equatable where Element: Equatable {
 
 extension ArrayChange: Sendable where Element: Sendable {}
 
+extension ArrayChange: CountedChange {
+    static func none(count: Int) -> Self { ArrayChange(edits: [], oldCount: count) }
+}
+
 /// An array change for a table or collection view's batch updates (UIKit's
 /// `performBatchUpdates`, AppKit's and SwiftUI's diffable forms): deletions are indices in the
 /// old contents, insertions indices in the new contents, reloads indices in the old contents of

@@ -45,6 +45,73 @@ protocol PathCollection: AnyObject {
     ) -> PathLink
 }
 
+/// A collection change that knows the count before and after it.
+protocol CountedChange {
+    /// The number of elements before the change.
+    var oldCount: Int { get }
+    /// The number of elements after the change.
+    var newCount: Int { get }
+    /// A change that changes nothing, from `count` elements (the value of an any-mutation
+    /// part before the first change).
+    static func none(count: Int) -> Self
+}
+
+/// An observable collection whose messages are ``CountedChange``s: the parts every collection
+/// has (`count`, any mutation) are written once, here.
+protocol CountedCollection: ObservableObject, PathCollection where Message: CountedChange {
+    /// The number of elements, read while the messenger's lock is held.
+    var countWhileLocked: Int { get }
+    /// The number of elements now.
+    var count: Int { get }
+}
+
+extension CountedCollection {
+    /// Observes the collection's changes and reads the count it starts from, in one step.
+    func connectReadingCount(
+        receiver: Receiver?, group: ObjectIdentifier?, site: DeclarationSite,
+        receive: @escaping (Message, AnyAuthor) -> Void
+    ) -> (ConnectionBase, Int) {
+        var count = 0
+        let connection = messenger.core.connect(
+            receiver: receiver, site: site, groupedUnder: group,
+            atStart: { count = countWhileLocked }, handler: .messageAndAuthor(receive))
+        return (connection, count)
+    }
+
+    /// The link of `count`: an update only when the count changes.
+    func countLink(
+        receiver: Receiver?, group: ObjectIdentifier?, site: DeclarationSite,
+        changed: @escaping PathLink.Changed
+    ) -> PathLink {
+        let (connection, start) = connectReadingCount(
+            receiver: receiver, group: group, site: site
+        ) { change, author in
+            let newCount = change.newCount
+            guard newCount != change.oldCount else { return }
+            changed(newCount, nil, author)
+        }
+        return CollectionPartLink(
+            self, connection: connection, start: (start, nil),
+            current: { [weak self] in (self?.count, nil) })
+    }
+
+    /// The link of `*` as the last component: every change message is an update (the value
+    /// is the change; at first, a change that changes nothing).
+    func mutationLink(
+        receiver: Receiver?, group: ObjectIdentifier?, site: DeclarationSite,
+        changed: @escaping PathLink.Changed
+    ) -> PathLink {
+        let (connection, start) = connectReadingCount(
+            receiver: receiver, group: group, site: site
+        ) { change, author in
+            changed((), BranchChange(value: change), author)
+        }
+        return CollectionPartLink(
+            self, connection: connection, start: (Message.none(count: start), nil),
+            current: { [weak self] in (self.map { Message.none(count: $0.count) }, nil) })
+    }
+}
+
 /// The link to one part of a collection. It holds the collection weakly.
 final class CollectionPartLink: PathLink {
     private weak var collection: AnyObject?

@@ -189,12 +189,11 @@ extension ObservableArray {
         let isSame: (Element, Element) -> Bool = { [changeRule] in
             !changeRule.isChange(from: $0, to: $1)
         }
-        ArrayBatching.checkNotBatching(self)
-        let batching = ArrayBatching.current + [ObjectIdentifier(self)]
+        CollectionBatching.checkNotBatching(self)
         while true {
             let (contents, version) = versionedContents
             var batch = Batch(contents, isSame: isSame)
-            let result = try ArrayBatching.$current.withValue(batching) { try body(&batch) }
+            let result = try CollectionBatching.running(self) { try body(&batch) }
             if commit(batch.elements, edits: batch.edits, ifAt: version, as: author ?? self) {
                 return result
             }

@@ -72,7 +72,7 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
     func replace(
         as author: AnyAuthor, _ edit: (_ count: Int) -> (range: Range<Int>, new: [Element])
     ) -> [Element] {
-        ArrayBatching.checkNotBatching(self)
+        CollectionBatching.checkNotBatching(self)
         var removed: [Element] = []
         core.send(from: author) { () -> ArrayChange<Element>? in
             let (range, new) = edit(storage.count)
@@ -156,19 +156,26 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
     }
 }
 
-/// The arrays whose ``ObservableArray/mutate(as:_:)`` body runs on this thread: a body that
-/// mutated its array directly would make the batch run again forever.
-enum ArrayBatching {
+/// The collections whose `mutate(as:_:)` body runs on this thread: a body that mutated its
+/// collection directly would make the batch run again forever.
+enum CollectionBatching {
     @TaskLocal static var current: [ObjectIdentifier] = []
 
-    /// Stops a direct mutation of `array` inside its own batch, with a clear message.
-    static func checkNotBatching(_ array: AnyObject) {
+    /// Stops a direct mutation of `collection` inside its own batch, with a clear message.
+    static func checkNotBatching(_ collection: AnyObject) {
         let current = current
         guard !current.isEmpty else { return }
         precondition(
-            !current.contains(ObjectIdentifier(array)),
-            "ObservableArray: mutated directly inside its own mutate { } body; edit the "
+            !current.contains(ObjectIdentifier(collection)),
+            "\(type(of: collection)): mutated directly inside its own mutate { } body; edit the "
                 + "batch passed to the body instead")
+    }
+
+    /// Runs a batch's `body` for `collection` on this thread.
+    static func running<Result>(
+        _ collection: AnyObject, _ body: () throws -> Result
+    ) rethrows -> Result {
+        try $current.withValue(current + [ObjectIdentifier(collection)], operation: body)
     }
 }
 

@@ -1,0 +1,80 @@
+/// What happened to one key of an ``ObservableDictionary``.
+public enum KeyChange<Value> {
+    /// The key was added, with this value.
+    case inserted(Value)
+    /// The key's value changed from `old` to `new`.
+    case updated(old: Value, new: Value)
+    /// The key was removed; it had this value.
+    case removed(Value)
+
+    /// The value before the change; nil if the key was absent.
+    public var oldValue: Value? {
+        switch self {
+        case .inserted: nil
+        case .updated(let old, _), .removed(let old): old
+        }
+    }
+
+    /// The value after the change; nil if the key is absent now.
+    public var newValue: Value? {
+        switch self {
+        case .removed: nil
+        case .inserted(let new), .updated(_, let new): new
+        }
+    }
+
+    /// The change from `old` to `new` (nil: absent), or nil if both are absent.
+    init?(from old: Value?, to new: Value?) {
+        switch (old, new) {
+        case (nil, nil): return nil
+        case (nil, let new?): self = .inserted(new)
+        case (let old?, nil): self = .removed(old)
+        case (let old?, let new?): self = .updated(old: old, new: new)
+        }
+    }
+}
+
+extension KeyChange: Equatable where Value: Equatable {}
+extension KeyChange: Hashable where Value: Hashable {}
+extension KeyChange: Sendable where Value: Sendable {}
+
+/// The message of an ``ObservableDictionary``: what one mutation, or one batch of mutations, did
+/// to each key it changed.
+///
+/// ```swift
+/// observer.observe(settings) { change in
+///     for (key, keyChange) in change.keys {
+///         print(key, keyChange.oldValue ?? "-", "→", keyChange.newValue ?? "-")
+///     }
+/// }
+/// ```
+public struct DictionaryChange<Key: Hashable, Value> {
+    /// Each key the change touched, with what happened to it (a key set to a value that is the
+    /// same, by `==` or `===`, is not here).
+    public let keys: [Key: KeyChange<Value>]
+    /// The number of entries before the change.
+    public let oldCount: Int
+
+    /// The number of entries after the change.
+    public var newCount: Int {
+        keys.values.reduce(oldCount) { count, change in
+            switch change {
+            case .inserted: count + 1
+            case .removed: count - 1
+            case .updated: count
+            }
+        }
+    }
+
+    /// Applies the change to `contents` (the contents before it).
+    public func apply(to contents: inout [Key: Value]) {
+        for (key, change) in keys { contents[key] = change.newValue }
+    }
+}
+
+extension DictionaryChange: Equatable where Value: Equatable {}
+extension DictionaryChange: Sendable where Key: Sendable, Value: Sendable {}
+
+extension DictionaryChange: CountedChange {
+    static func none(count: Int) -> Self { DictionaryChange(keys: [:], oldCount: count) }
+}

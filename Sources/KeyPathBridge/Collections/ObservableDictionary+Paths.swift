@@ -1,0 +1,159 @@
+import Transforms
+
+// An `ObservableDictionary`'s parts as path components (EBN's rules): a key (`words.steampunk`,
+// which may be absent), `count`, any mutation (`*` last) and every value (`*` in the middle).
+
+extension ObservableDictionary: CountedCollection {
+    var countWhileLocked: Int { storage.count }
+
+    func attachPart(
+        _ part: CollectionPart, receiver: Receiver?, group: ObjectIdentifier?,
+        site: DeclarationSite, leadsOn: Bool, changed: @escaping PathLink.Changed, path: String
+    ) throws(PathError) -> PathLink {
+        switch part {
+        case .count:
+            return countLink(receiver: receiver, group: group, site: site, changed: changed)
+        case .key(let name):
+            return try keyLink(
+                Self.key(name, path: path), receiver: receiver, group: group, site: site,
+                leadsOn: leadsOn, changed: changed)
+        case .objectFollowing(let index):  // a key that is a number
+            return try keyLink(
+                Self.key(String(index), path: path), receiver: receiver, group: group,
+                site: site, leadsOn: leadsOn, changed: changed)
+        case .anyMutation:
+            return mutationLink(receiver: receiver, group: group, site: site, changed: changed)
+        case .indexFollowing(let index):
+            throw .unknownProperty(
+                "#\(index)", type: String(describing: Self.self), path: path,
+                known: ["count", "*", "a key"])
+        }
+    }
+
+    /// The key a string path's component names: the text itself for `String` keys, else the
+    /// key type's reading of it (a `LosslessStringConvertible` key).
+    private static func key(_ name: String, path: String) throws(PathError) -> Key {
+        if let key = name as? Key { return key }
+        if let type = Key.self as? any LosslessStringConvertible.Type,
+            let key = type.init(name) as? Key
+        {
+            return key
+        }
+        throw .unknownProperty(
+            name, type: String(describing: Self.self), path: path, known: ["count", "*"])
+    }
+
+    /// The link of one key: its value, or unreachable while the key is absent. It fires when
+    /// the key is added, when its value changes, and when it is removed (only if it was there).
+    /// It keeps nothing in the dictionary (an absent key's observation leaves nothing behind).
+    func keyLink(
+        _ key: Key, receiver: Receiver?, group: ObjectIdentifier?, site: DeclarationSite,
+        leadsOn: Bool, changed: @escaping PathLink.Changed
+    ) -> PathLink {
+        let shape = ObjectShape(Value.self)
+        var start: Value?
+        let connection = core.connect(
+            receiver: receiver, site: site, groupedUnder: group,
+            atStart: { start = storage[key] },
+            handler: .messageAndAuthor { change, author in
+                guard let keyChange = change.keys[key] else { return }
+                let new = keyChange.newValue
+                changed(new, leadsOn ? new.flatMap { shape.object(in: $0) } : nil, author)
+            })
+        return CollectionPartLink(
+            self, connection: connection,
+            start: (start, leadsOn ? start.flatMap { shape.object(in: $0) } : nil),
+            current: { [weak self] in
+                let value = self?[key]
+                return (value, value.flatMap { shape.object(in: $0) })
+            },
+            write: { [weak self] value, author in
+                guard let self, let value = value as? Value else { return false }
+                set([key: value], as: author)
+                return true
+            })
+    }
+
+    func attachEachElement(
+        following rest: [PathComponent], receiver: Receiver?, site: DeclarationSite,
+        changed: @escaping PathLink.Changed
+    ) -> PathLink {
+        EachElementLink<Value>(self, following: rest, site: site, changed: changed) { onChange in
+            var contents: [Value] = []
+            let connection = core.connect(
+                receiver: receiver, site: site, atStart: { contents = Array(storage.values) },
+                handler: .messageAndAuthor { change, author in
+                    let keys = change.keys.values
+                    onChange(keys.compactMap(\.newValue), keys.compactMap(\.oldValue), author)
+                })
+            return (connection, contents)
+        }
+    }
+}
+
+extension PathComponent {
+    /// The component of one key of the dictionary it is attached to (typed paths).
+    init<Key: Hashable, Value>(key: Key, of _: ObservableDictionary<Key, Value>.Type) {
+        nameBox = ComponentName("\(key)")
+        isOwnedByReceiver = true
+        attach = { object, receiver, group, site, leadsOn, changed in
+            // The typed `PropertyPath` only ever passes such a dictionary here.
+            unsafeDowncast(object, to: ObservableDictionary<Key, Value>.self).keyLink(
+                key, receiver: receiver, group: group, site: site, leadsOn: leadsOn,
+                changed: changed)
+        }
+    }
+}
+
+// Typed paths into observable dictionaries.
+extension PropertyPath {
+    /// A path to a dictionary that a `let` property of `Root` holds.
+    public init<Key, Element>(_ dictionary: KeyPath<Root, ObservableDictionary<Key, Element>>)
+    where Value == ObservableDictionary<Key, Element> {
+        self.init(components: [PathComponent(constant: dictionary)])
+    }
+
+    /// This path extended by the value for `key` (EBN's `words.steampunk`), unreachable while
+    /// the key is absent: it changes when the key is added, when its value changes, and when
+    /// it is removed. A binding can write it (adding the key).
+    ///
+    /// ```swift
+    /// observer.observe(model, PropertyPath(\Model.settings).appendingValue(forKey: "theme")) {
+    ///     theme in
+    /// }
+    /// ```
+    public func appendingValue<Key, Element>(forKey key: Key) -> PropertyPath<Root, Element>
+    where Value == ObservableDictionary<Key, Element> {
+        PropertyPath<Root, Element>(
+            components: components + [
+                PathComponent(key: key, of: ObservableDictionary<Key, Element>.self)
+            ])
+    }
+
+    /// This path extended by the dictionary's count: an update only when the count changes.
+    public func appendingCount<Key, Element>() -> PropertyPath<Root, Int>
+    where Value == ObservableDictionary<Key, Element> {
+        PropertyPath<Root, Int>(
+            components: components + [PathComponent(part: .count, named: "count")])
+    }
+
+    /// This path extended by any mutation of the dictionary: every change message is an
+    /// update whose value is the change (at first, a change without keys).
+    public func appendingChanges<Key, Element>() -> PropertyPath<
+        Root, DictionaryChange<Key, Element>
+    >
+    where Value == ObservableDictionary<Key, Element> {
+        PropertyPath<Root, DictionaryChange<Key, Element>>(
+            components: components + [PathComponent(part: .anyMutation, named: "*")])
+    }
+
+    /// This path extended by a fan-out over the dictionary's values (follow it with a property
+    /// of the values); the rules are those of ``appendingEachElement()``.
+    public func appendingEachValue<Key, Element: AnyObject>() -> PropertyPath<Root, Element>
+    where Value == ObservableDictionary<Key, Element> {
+        PropertyPath<Root, Element>(
+            components: components + [
+                PathComponent(fanningOut: { PathComponent(eachElementFollowing: $0) })
+            ])
+    }
+}
