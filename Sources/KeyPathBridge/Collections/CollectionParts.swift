@@ -45,6 +45,24 @@ protocol PathCollection: AnyObject {
     ) -> PathLink
 }
 
+/// The key (or member) of type `Key` that a string path's component names on a collection of
+/// type `collection`: the text itself for `String` keys, else the key type's reading of it
+/// (`LosslessStringConvertible`, such as `Int`).
+///
+/// - Throws: ``PathError/unknownProperty(_:type:path:known:)`` for text that is no such key.
+func key<Key>(
+    _ name: String, as _: Key.Type, on collection: Any.Type, path: String
+) throws(PathError) -> Key {
+    if let key = name as? Key { return key }
+    if let type = Key.self as? any LosslessStringConvertible.Type,
+        let key = type.init(name) as? Key
+    {
+        return key
+    }
+    throw .unknownProperty(
+        name, type: String(describing: collection), path: path, known: ["count", "*"])
+}
+
 /// A collection change that knows the count before and after it.
 protocol CountedChange {
     /// The number of elements before the change.

@@ -14,13 +14,14 @@ extension ObservableDictionary: CountedCollection {
         case .count:
             return countLink(receiver: receiver, group: group, site: site, changed: changed)
         case .key(let name):
-            return try keyLink(
-                Self.key(name, path: path), receiver: receiver, group: group, site: site,
-                leadsOn: leadsOn, changed: changed)
+            return keyLink(
+                try key(name, as: Key.self, on: Self.self, path: path), receiver: receiver,
+                group: group, site: site, leadsOn: leadsOn, changed: changed)
         case .objectFollowing(let index):  // a key that is a number
-            return try keyLink(
-                Self.key(String(index), path: path), receiver: receiver, group: group,
-                site: site, leadsOn: leadsOn, changed: changed)
+            return keyLink(
+                try key(String(index), as: Key.self, on: Self.self, path: path),
+                receiver: receiver, group: group, site: site, leadsOn: leadsOn,
+                changed: changed)
         case .anyMutation:
             return mutationLink(receiver: receiver, group: group, site: site, changed: changed)
         case .indexFollowing(let index):
@@ -28,19 +29,6 @@ extension ObservableDictionary: CountedCollection {
                 "#\(index)", type: String(describing: Self.self), path: path,
                 known: ["count", "*", "a key"])
         }
-    }
-
-    /// The key a string path's component names: the text itself for `String` keys, else the
-    /// key type's reading of it (a `LosslessStringConvertible` key).
-    private static func key(_ name: String, path: String) throws(PathError) -> Key {
-        if let key = name as? Key { return key }
-        if let type = Key.self as? any LosslessStringConvertible.Type,
-            let key = type.init(name) as? Key
-        {
-            return key
-        }
-        throw .unknownProperty(
-            name, type: String(describing: Self.self), path: path, known: ["count", "*"])
     }
 
     /// The link of one key: its value, or unreachable while the key is absent. It fires when
