@@ -325,3 +325,70 @@ struct ObservableArrayConcurrencyTests {
         #expect(mirror.contents == array.elements)
     }
 }
+
+@Suite("Replacing all contents of an array")
+struct ArrayReplaceAllTests {
+    @Test func oneMovedElementIsOneMove() {
+        let array: ObservableArray = ["a", "b", "c", "d"]
+        let mirror = ArrayMirror(array)
+        array.replaceAll(with: ["a", "c", "d", "b"])
+
+        let change = mirror.received[0]
+        #expect(change.edits == [.removed(["b"], at: 1), .inserted(["b"], at: 3)])
+        #expect(
+            change.batchUpdates
+                == ArrayBatchUpdates(
+                    deletions: [], insertions: [], reloads: [], moves: [.init(from: 1, to: 3)]))
+        #expect(mirror.contents == array.elements)
+    }
+
+    @Test func equalContentsSendNothing() {
+        let array: ObservableArray = [1, 2]
+        let mirror = ArrayMirror(array)
+        array.replaceAll(with: [1, 2])
+        #expect(mirror.received.isEmpty)
+    }
+
+    /// Seeded random old and new contents (with repeated elements): the edits transform the old
+    /// contents into the new, and the batch updates line the kept and moved elements up.
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func randomContentsGiveConsistentChanges(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        for _ in 0..<200 {
+            let old = (0..<Int.random(in: 0..<30, using: &random)).map { _ in
+                Int.random(in: 0..<25, using: &random)
+            }
+            var new = old.shuffled(using: &random).filter { _ in Bool.random(using: &random) }
+            new += (0..<Int.random(in: 0..<5, using: &random)).map { _ in
+                Int.random(in: 0..<40, using: &random)
+            }
+            new.shuffle(using: &random)
+            let array = ObservableArray(old)
+            let mirror = ArrayMirror(array)
+            array.replaceAll(with: new)
+            #expect(array.elements == new)
+            #expect(mirror.contents == new, "seed \(seed): \(old) → \(new)")
+            guard let change = mirror.received.first else {
+                #expect(old == new)
+                continue
+            }
+            let updates = change.batchUpdates
+            let movedFrom = Set(updates.moves.map(\.from))
+            let movedTo = Set(updates.moves.map(\.to))
+            var lineUp: [Int?] = old.indices.filter {
+                !updates.deletions.contains($0) && !movedFrom.contains($0)
+            }
+            for index in (Set(updates.insertions).union(movedTo)).sorted() {
+                lineUp.insert(nil, at: index)
+            }
+            #expect(lineUp.count == new.count, "seed \(seed)")
+            for (position, oldIndex) in lineUp.enumerated() {
+                guard let oldIndex else { continue }
+                #expect(old[oldIndex] == new[position], "seed \(seed)")
+            }
+            for move in updates.moves {
+                #expect(old[move.from] == new[move.to], "seed \(seed)")
+            }
+        }
+    }
+}

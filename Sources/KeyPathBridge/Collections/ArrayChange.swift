@@ -65,8 +65,7 @@ public struct ArrayChange<Element> {
     /// The number of elements before the change.
     public let oldCount: Int
     /// Pairs of a removed and an inserted element that are one element moving, in old and new
-    /// indices, for ``batchUpdates``. (None yet: a replacement of all contents that finds
-    /// moves is still to come.)
+    /// indices, for ``batchUpdates`` (found by `replaceAll(with:)`).
     let knownMoves: [ArrayBatchUpdates.Move]
     /// For each index that a path follows (`#3`) and that holds another element after the
     /// change (by the element type's rule), the element there now, or nil past the end. Worked

@@ -1,0 +1,152 @@
+/// The change set between two arrays of `Hashable` elements, in expected O(n log n) time
+/// (Heckel's linking of elements that occur once in each, spread to equal neighbours, then the
+/// longest run of linked elements that kept their order): removals first (from the end), then
+/// insertions (from the start), and the linked elements that moved as moves.
+struct ArrayDiff<Element: Hashable> {
+    /// What the symbol table knows of one element: how often it occurs in each array, and
+    /// where in the old one.
+    private struct Entry {
+        var oldCount = 0
+        var newCount = 0
+        var oldIndex = 0
+    }
+
+    let edits: [ArrayEdit<Element>]
+    let moves: [ArrayBatchUpdates.Move]
+
+    init(from old: [Element], to new: [Element]) {
+        let link = Self.links(from: old, to: new)
+        // Linked old indices in the order of the new array; those in the longest increasing
+        // subsequence stay, the other linked ones move.
+        var linked: [(new: Int, old: Int)] = []
+        for (newIndex, oldIndex) in link.enumerated() {
+            if let oldIndex { linked.append((newIndex, oldIndex)) }
+        }
+        let staying = Self.longestIncreasing(linked.map(\.old))
+        var keptOld = [Bool](repeating: false, count: old.count)
+        var keptNew = [Bool](repeating: false, count: new.count)
+        var moves: [ArrayBatchUpdates.Move] = []
+        for (position, pair) in linked.enumerated() {
+            if staying.contains(position) {
+                keptOld[pair.old] = true
+                keptNew[pair.new] = true
+            } else {
+                moves.append(ArrayBatchUpdates.Move(from: pair.old, to: pair.new))
+            }
+        }
+        var edits: [ArrayEdit<Element>] = []
+        // Removals from the end, so that each index is still the old one; one per run.
+        var index = old.count - 1
+        while index >= 0 {
+            guard !keptOld[index] else {
+                index -= 1
+                continue
+            }
+            var start = index
+            while start > 0, !keptOld[start - 1] { start -= 1 }
+            edits.append(.removed(Array(old[start...index]), at: start))
+            index = start - 1
+        }
+        // Insertions from the start: the kept elements are in their new order already.
+        index = 0
+        while index < new.count {
+            guard !keptNew[index] else {
+                index += 1
+                continue
+            }
+            var end = index + 1
+            while end < new.count, !keptNew[end] { end += 1 }
+            edits.append(.inserted(Array(new[index..<end]), at: index))
+            index = end
+        }
+        self.edits = edits
+        self.moves = moves
+    }
+
+    /// For each new index, the old index of the same element it is linked to, if any.
+    private static func links(from old: [Element], to new: [Element]) -> [Int?] {
+        var table: [Element: Entry] = [:]
+        table.reserveCapacity(new.count)
+        for (index, element) in old.enumerated() {
+            table[element, default: Entry()].oldCount += 1
+            table[element]?.oldIndex = index
+        }
+        for element in new { table[element, default: Entry()].newCount += 1 }
+        var newLinks = [Int?](repeating: nil, count: new.count)
+        var oldLinked = [Bool](repeating: false, count: old.count)
+        for (index, element) in new.enumerated() {
+            guard let entry = table[element], entry.oldCount == 1, entry.newCount == 1 else {
+                continue
+            }
+            newLinks[index] = entry.oldIndex
+            oldLinked[entry.oldIndex] = true
+        }
+        // Spread links to equal neighbours, forwards then backwards.
+        for index in new.indices.dropLast() {
+            guard let oldIndex = newLinks[index], oldIndex + 1 < old.count,
+                newLinks[index + 1] == nil, !oldLinked[oldIndex + 1],
+                old[oldIndex + 1] == new[index + 1]
+            else { continue }
+            newLinks[index + 1] = oldIndex + 1
+            oldLinked[oldIndex + 1] = true
+        }
+        for index in new.indices.dropFirst().reversed() {
+            guard let oldIndex = newLinks[index], oldIndex > 0, newLinks[index - 1] == nil,
+                !oldLinked[oldIndex - 1], old[oldIndex - 1] == new[index - 1]
+            else { continue }
+            newLinks[index - 1] = oldIndex - 1
+            oldLinked[oldIndex - 1] = true
+        }
+        return newLinks
+    }
+
+    /// The positions in `values` of a longest strictly increasing subsequence (patience
+    /// sorting, O(n log n)).
+    private static func longestIncreasing(_ values: [Int]) -> Set<Int> {
+        var tails: [Int] = []  // positions of the smallest tail of each length
+        var previous = [Int](repeating: -1, count: values.count)
+        for (position, value) in values.enumerated() {
+            var low = 0
+            var high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[position] = tails[low - 1] }
+            if low == tails.count { tails.append(position) } else { tails[low] = position }
+        }
+        var result: Set<Int> = []
+        var position = tails.last ?? -1
+        while position >= 0 {
+            result.insert(position)
+            position = previous[position]
+        }
+        return result
+    }
+}
+
+extension ObservableArray where Element: Hashable {
+    /// Replaces all contents with `newElements`, sending a small change set: the elements that
+    /// stay are not touched, and elements that moved are moves in
+    /// ``ArrayChange/batchUpdates`` (removed and inserted in the edits). Expected O(n log n)
+    /// time (Heckel's algorithm); nothing is sent if the contents are equal.
+    ///
+    /// ```swift
+    /// todos.replaceAll(with: fetched)   // a view animates the difference
+    /// ```
+    public func replaceAll<New: Sequence<Element>>(
+        with newElements: New, as author: AnyAuthor? = nil
+    ) {
+        let new = Array(newElements)
+        CollectionBatching.checkNotBatching(self)
+        while true {
+            let (old, version) = versionedContents
+            guard old != new else { return }
+            let diff = ArrayDiff(from: old, to: new)
+            if commit(new, edits: diff.edits, moves: diff.moves, ifAt: version, as: author ?? self)
+            {
+                return
+            }
+        }
+    }
+}
