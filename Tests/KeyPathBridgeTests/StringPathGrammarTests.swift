@@ -12,6 +12,8 @@ struct StringPathGrammarTests {
             try StringPathGrammar.parse("items.#3.name")
                 == [.name("items"), .indexFollowing(3), .name("name")])
         #expect(try StringPathGrammar.parse("items.0") == [.name("items"), .objectFollowing(0)])
+        // An index has no leading zeros: `007` is a key.
+        #expect(try StringPathGrammar.parse("codes.007") == [.name("codes"), .name("007")])
         #expect(try StringPathGrammar.parse("items.count") == [.name("items"), .name("count")])
         #expect(try StringPathGrammar.parse("*") == [.everyProperty])
         #expect(try StringPathGrammar.parse("user.*") == [.name("user"), .everyProperty])

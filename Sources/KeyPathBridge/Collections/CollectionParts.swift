@@ -54,13 +54,29 @@ func key<Key>(
     _ name: String, as _: Key.Type, on collection: Any.Type, path: String
 ) throws(PathError) -> Key {
     if let key = name as? Key { return key }
-    if let type = Key.self as? any LosslessStringConvertible.Type,
+    // `Character.init(_:)` stops the program on text that is not one character.
+    if Key.self == Character.self {
+        if name.count == 1, let key = Character(name) as? Key { return key }
+    } else if let type = Key.self as? any LosslessStringConvertible.Type,
         let key = type.init(name) as? Key
     {
         return key
     }
     throw .unknownProperty(
         name, type: String(describing: collection), path: path, known: ["count", "*"])
+}
+
+/// Throws if a path goes on (`leadsOn`) from a part whose values are never objects (a count,
+/// a membership) or from a value that is not an object now (`value`).
+func checkGoesOn(
+    _ leadsOn: Bool, from part: String, valueType: String? = nil, value: Any? = nil,
+    path: String
+) throws(PathError) {
+    guard leadsOn else { return }
+    if let valueType { throw .notAnObject(part, type: valueType, path: path) }
+    if case .value(let type) = PathLink.content(of: value) {
+        throw .notAnObject(part, type: type, path: path)
+    }
 }
 
 /// A collection change that knows the count before and after it.

@@ -187,14 +187,17 @@ extension ObservableArray: Hashable where Element: Hashable {
 extension ObservableArray: Encodable where Element: Encodable {
     /// Encodes the contents as a plain array.
     public func encode(to encoder: any Encoder) throws {
-        try elements.encode(to: encoder)
+        // Through a single-value container, as the plain collection in a property is: an
+        // encoder's key strategies treat it the same way.
+        var container = encoder.singleValueContainer()
+        try container.encode(elements)
     }
 }
 
 extension ObservableArray: Decodable where Element: Decodable {
     /// Decodes a plain array.
     public convenience init(from decoder: any Decoder) throws {
-        self.init(try [Element](from: decoder))
+        self.init(try decoder.singleValueContainer().decode([Element].self))
     }
 }
 

@@ -13,6 +13,7 @@ extension ObservableArray: CountedCollection {
     ) throws(PathError) -> PathLink {
         switch part {
         case .count:
+            try checkGoesOn(leadsOn, from: "count", valueType: "Int", path: path)
             return countLink(receiver: receiver, group: group, site: site, changed: changed)
         case .indexFollowing(let index):
             return indexLink(

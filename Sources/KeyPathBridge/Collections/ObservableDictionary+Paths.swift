@@ -12,15 +12,19 @@ extension ObservableDictionary: CountedCollection {
     ) throws(PathError) -> PathLink {
         switch part {
         case .count:
+            try checkGoesOn(leadsOn, from: "count", valueType: "Int", path: path)
             return countLink(receiver: receiver, group: group, site: site, changed: changed)
         case .key(let name):
+            let key = try key(name, as: Key.self, on: Self.self, path: path)
+            try checkGoesOn(leadsOn, from: name, value: self[key], path: path)
             return keyLink(
-                try key(name, as: Key.self, on: Self.self, path: path), receiver: receiver,
-                group: group, site: site, leadsOn: leadsOn, changed: changed)
+                key, receiver: receiver, group: group, site: site, leadsOn: leadsOn,
+                changed: changed)
         case .objectFollowing(let index):  // a key that is a number
+            let key = try key(String(index), as: Key.self, on: Self.self, path: path)
+            try checkGoesOn(leadsOn, from: String(index), value: self[key], path: path)
             return keyLink(
-                try key(String(index), as: Key.self, on: Self.self, path: path),
-                receiver: receiver, group: group, site: site, leadsOn: leadsOn,
+                key, receiver: receiver, group: group, site: site, leadsOn: leadsOn,
                 changed: changed)
         case .anyMutation:
             return mutationLink(receiver: receiver, group: group, site: site, changed: changed)

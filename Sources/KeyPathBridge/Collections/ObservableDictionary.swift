@@ -156,6 +156,23 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
             }
         }
 
+        /// The value for `key`, or `defaultValue` if it is absent; setting it sets the key.
+        public subscript(
+            key: Key, default defaultValue: @autoclosure () -> Value
+        ) -> Value {
+            get { elements[key] ?? defaultValue() }
+            set { self[key] = newValue }
+        }
+
+        /// Removes the entries that satisfy `shouldBeRemoved`.
+        public mutating func removeAll(
+            where shouldBeRemoved: ((key: Key, value: Value)) throws -> Bool
+        ) rethrows {
+            for entry in elements where try shouldBeRemoved(entry) {
+                self[entry.key] = nil
+            }
+        }
+
         /// Sets the value for `key` and returns the old one.
         @discardableResult
         public mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {
@@ -260,14 +277,17 @@ extension ObservableDictionary: Hashable where Value: Hashable {
 extension ObservableDictionary: Encodable where Key: Encodable, Value: Encodable {
     /// Encodes the contents as a plain dictionary.
     public func encode(to encoder: any Encoder) throws {
-        try elements.encode(to: encoder)
+        // Through a single-value container, as the plain collection in a property is: an
+        // encoder's key strategies treat it the same way.
+        var container = encoder.singleValueContainer()
+        try container.encode(elements)
     }
 }
 
 extension ObservableDictionary: Decodable where Key: Decodable, Value: Decodable {
     /// Decodes a plain dictionary.
     public convenience init(from decoder: any Decoder) throws {
-        self.init(try [Key: Value](from: decoder))
+        self.init(try decoder.singleValueContainer().decode([Key: Value].self))
     }
 }
 

@@ -12,15 +12,18 @@ extension ObservableSet: CountedCollection {
     ) throws(PathError) -> PathLink {
         switch part {
         case .count:
+            try checkGoesOn(leadsOn, from: "count", valueType: "Int", path: path)
             return countLink(receiver: receiver, group: group, site: site, changed: changed)
         case .anyMutation:
             return mutationLink(receiver: receiver, group: group, site: site, changed: changed)
         case .key(let name):
+            try checkGoesOn(leadsOn, from: name, valueType: "Bool", path: path)
             return membershipLink(
                 try key(name, as: Element.self, on: Self.self, path: path), receiver: receiver,
                 group: group, site: site,
                 changed: changed)
         case .objectFollowing(let number):
+            try checkGoesOn(leadsOn, from: "\(number)", valueType: "Bool", path: path)
             return membershipLink(
                 try key(String(number), as: Element.self, on: Self.self, path: path),
                 receiver: receiver, group: group,

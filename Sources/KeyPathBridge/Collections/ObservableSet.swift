@@ -110,25 +110,45 @@ public final class ObservableSet<Element: Hashable>: Messenger<SetChange<Element
         }
     }
 
-    /// Under the lock: makes `new` the contents; the change, or nil if there is none.
+    /// Under the lock: makes `new` the contents; the change, or nil if there is none. A member
+    /// replaced by an equal object that is another object (`update(with:)`) is removed and
+    /// inserted: paths follow the object that is a member.
     private func commit(_ new: Set<Element>) -> SetChange<Element>? {
-        let inserted = new.subtracting(storage)
-        let removed = storage.subtracting(new)
-        guard !inserted.isEmpty || !removed.isEmpty else { return nil }
-        let change = SetChange(inserted: inserted, removed: removed, oldCount: storage.count)
+        var inserted = new.subtracting(storage)
+        var removed = storage.subtracting(new)
+        if Self.membersAreObjects {
+            for member in new where !inserted.contains(member) {
+                guard let index = storage.firstIndex(of: member) else { continue }
+                let old = storage[index]
+                if (old as AnyObject) !== (member as AnyObject) {
+                    removed.insert(old)
+                    inserted.insert(member)
+                }
+            }
+        }
+        let oldCount = storage.count
+        // Kept even without a change: an equal value that replaced one (`update(with:)`).
         storage = new
         version &+= 1
-        return change
+        guard !inserted.isEmpty || !removed.isEmpty else { return nil }
+        return SetChange(inserted: inserted, removed: removed, oldCount: oldCount)
     }
 
-    /// Inserts and removes members in one step and one message (O(k) for k members).
+    /// Whether members are objects, which an equal object can replace.
+    private static var membersAreObjects: Bool { Element.self is AnyObject.Type }
+
+    /// Inserts and removes members in one step and one message (O(k) for k members); the
+    /// members that left are those that were there (not the equal ones passed).
+    @discardableResult
     private func edit(inserting: [Element] = [], removing: [Element] = []) -> SetChange<Element>? {
         CollectionBatching.checkNotBatching(self)
         var sent: SetChange<Element>?
         core.send(from: self) { () -> SetChange<Element>? in
             var inserted: Set<Element> = []
             var removed: Set<Element> = []
-            for member in removing where storage.remove(member) != nil { removed.insert(member) }
+            for member in removing {
+                if let left = storage.remove(member) { removed.insert(left) }
+            }
             for member in inserting where storage.insert(member).inserted {
                 if removed.remove(member) == nil { inserted.insert(member) }
             }
@@ -154,14 +174,16 @@ extension ObservableSet: SetAlgebra {
         return (true, member)
     }
 
-    /// Removes `member` and returns it, or nil if it was not there (then nothing is sent).
+    /// Removes `member` and returns the member that was there (equal to it), or nil if there
+    /// was none (then nothing is sent).
     @discardableResult
     public func remove(_ member: Element) -> Element? {
-        edit(removing: [member]) == nil ? nil : member
+        edit(removing: [member])?.removed.first
     }
 
-    /// Inserts `member`, replacing an equal one; returns the one replaced, if any. (A member
-    /// replaced by an equal one is no change: nothing is sent.)
+    /// Inserts `member`, replacing an equal one; returns the one replaced, if any. Replacing a
+    /// member by an equal object that is another object sends its removal and insertion; an
+    /// equal value is no change (nothing is sent).
     @discardableResult
     public func update(with member: Element) -> Element? {
         mutate { $0.update(with: member) }
@@ -255,14 +277,17 @@ extension ObservableSet: Hashable {
 extension ObservableSet: Encodable where Element: Encodable {
     /// Encodes the members as a plain array.
     public func encode(to encoder: any Encoder) throws {
-        try elements.encode(to: encoder)
+        // Through a single-value container, as the plain collection in a property is: an
+        // encoder's key strategies treat it the same way.
+        var container = encoder.singleValueContainer()
+        try container.encode(elements)
     }
 }
 
 extension ObservableSet: Decodable where Element: Decodable {
     /// Decodes a plain array.
     public convenience init(from decoder: any Decoder) throws {
-        self.init(try Set<Element>(from: decoder))
+        self.init(try decoder.singleValueContainer().decode(Set<Element>.self))
     }
 }
 

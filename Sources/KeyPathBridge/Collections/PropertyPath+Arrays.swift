@@ -73,7 +73,7 @@ extension PropertyPath {
 
     /// This path extended by a fan-out over the array's elements (EBN's `items.*.name`): follow
     /// it with a property of the elements (alone, it is never reachable; for every change of
-    /// the array, use ``appendingChanges()``). Elements that join later are followed, elements
+    /// the array, use `appendingChanges()`). Elements that join later are followed, elements
     /// that leave are not, and an element held twice is followed while it is held at least once.
     /// The rules of updates are a wildcard's (see ``init(everyPropertyHolding:)``).
     ///

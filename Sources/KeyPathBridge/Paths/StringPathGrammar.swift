@@ -104,6 +104,9 @@ package enum StringPathGrammar {
                 reason: "component \(number) (\"\(component)\") starts with a digit but is not "
                     + "an index; escape it (\\\(component)) to name a key")
         }
+        // An index is written without leading zeros: `007` is a key (of a dictionary, a
+        // member of a set), the text itself.
+        if scalars.count > 1, scalars.first == "0" { return .name(component) }
         return .objectFollowing(try index(component, number: number, in: text))
     }
 
