@@ -177,3 +177,55 @@ struct ArrayPathTests {
         _ = binding
     }
 }
+
+final class Grid {
+    let rows: ObservableArray<ObservableArray<Int>> = [[1, 2], [3, 4]]
+}
+
+extension ArrayPathTests {
+    /// Paths through nested collections: `rows.1.0` follows the second row, then its first
+    /// element.
+    @Test func aPathGoesThroughNestedArrays() throws {
+        let grid = Grid()
+        let values = Recording<Int?>()
+        let observer = TestObserver()
+        try observer.observe(grid, path: "rows.1.#0") { values.append($0 as? Int) }
+
+        grid.rows[1][0] = 30
+        grid.rows.insert([9], at: 0)  // the followed row moves to index 2
+        grid.rows[2][0] = 31
+        grid.rows[1][0] = 90  // another row
+
+        #expect(values.elements == [30, 31])
+    }
+
+    /// One mutation that touches many observed parts calls each observer once; the
+    /// object-following observation that fired ends, the others stay.
+    @Test func oneMutationCallsEachObserverOnce() throws {
+        let list = TodoList()
+        list.numbers.append(contentsOf: [0, 1, 2, 3, 4])
+        let calls = Recording<String>()
+        let observer = TestObserver()
+        try observer.observe(list, path: "numbers.#3") { calls.append("#3 \($0 as? Int ?? -1)") }
+        try observer.observe(list, path: "numbers.3") { calls.append("3 \($0 as? Int ?? -1)") }
+        try observer.observe(list, path: "numbers.*") { _ in calls.append("*") }
+        try observer.observe(list, path: "numbers.count") { calls.append("count \($0 ?? "-")") }
+
+        list.numbers.removeAll()
+        #expect(calls.elements.sorted() == ["#3 -1", "*", "3 -1", "count 0"])
+
+        list.numbers.append(contentsOf: [5, 6, 7, 8])
+        #expect(calls.elements.count == 7)  // #3, * and count again; 3 ended
+        #expect(calls.elements.suffix(3).sorted() == ["#3 8", "*", "count 4"])
+    }
+
+    /// A collection made from another carries none of its observations.
+    @Test func aCollectionMadeFromAnotherCarriesNoObservations() throws {
+        let list = TodoList()
+        let observer = TestObserver()
+        try observer.observe(list, path: "numbers.count") { _ in }
+        let copy = ObservableArray(list.numbers)
+        #expect(list.numbers.observationCount == 1)
+        #expect(copy.observationCount == 0)
+    }
+}
