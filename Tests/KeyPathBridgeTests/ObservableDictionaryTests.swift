@@ -188,3 +188,82 @@ struct DictionaryPathTests {
         #expect(throws: PathError.self) { try ObservedPath(glossary, path: "words.#1") }
     }
 }
+
+final class Shelf {
+    @ObservableVar var words: ObservableDictionary<String, Int> = [:]
+}
+
+extension DictionaryPathTests {
+    /// The observations of single keys are on messengers of their own, fed by one observation
+    /// of the dictionary: a mutation reaches only the observers of the keys it changed.
+    @Test func keyObservationsAreOneObservationOfTheDictionary() throws {
+        let glossary = Glossary()
+        let calls = Recording<Int>()
+        let observer = TestObserver()
+        for key in 0..<100 {
+            observer.observe(glossary, PropertyPath(\Glossary.scores).appendingValue(forKey: key)) {
+                _ in calls.append(key)
+            }
+        }
+        #expect(glossary.scores.observationCount == 1)
+
+        glossary.scores[7] = 1
+        glossary.scores[500] = 1  // not observed
+
+        #expect(calls.elements == [7])
+        observer.stopObserving(glossary)
+        #expect(glossary.scores.observationCount == 0)
+    }
+
+    /// A dictionary that is replaced lets its key observations go, and is freed.
+    @Test func aReplacedDictionaryIsFreedWithItsKeyObservations() {
+        let shelf = Shelf()
+        weak let old = shelf.words
+        let values = Recording<Int?>()
+        let observer = TestObserver()
+        observer.observe(shelf, PropertyPath(\Shelf.$words).appendingValue(forKey: "a")) {
+            values.append($0)
+        }
+        shelf.words["a"] = 1
+        shelf.words = ["a": 2]
+        shelf.words["a"] = 3
+
+        #expect(values.elements == [1, 2, 3])
+        #expect(old == nil)
+    }
+}
+
+@Suite("Dictionary key concurrency")
+struct DictionaryKeyConcurrencyTests {
+    /// Key observations that start while another thread keeps changing the key never see an
+    /// older value after a newer one (a change already in the starting value is dropped).
+    @Test func aKeyObservationStartingDuringChangesNeverGoesBack() {
+        let glossary = Glossary()
+        glossary.scores[1] = 0
+        let backwards = Recording<String>()
+        let box = UncheckedBox(glossary)
+        concurrently(threads: 2) { thread in
+            if thread == 0 {
+                for value in 1...20_000 { box.value.scores[1] = value }
+            } else {
+                for _ in 0..<200 {
+                    let path = ObservedPath(
+                        box.value, PropertyPath(\Glossary.scores).appendingValue(forKey: 1))
+                    let lock = NSLockLike()
+                    nonisolated(unsafe) var last = path.value ?? 0
+                    let observer = TestObserver()
+                    observer.observe(path) { update in
+                        lock.withLock {
+                            guard let new = update.new else { return }
+                            if new < last { backwards.append("\(last) → \(new)") }
+                            last = new
+                        }
+                    }
+                    withExtendedLifetime(path) {}
+                }
+            }
+        }
+        #expect(backwards.elements.isEmpty)
+        #expect(glossary.scores.observationCount == 0)
+    }
+}

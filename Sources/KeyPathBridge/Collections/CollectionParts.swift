@@ -159,6 +159,7 @@ final class CollectionPartLink: PathLink {
     /// Whether the part is gone for good (an object-following element that left): the link
     /// then observes nothing, and that is not an observation that ended.
     @exclusivity(unchecked) private var isFinished = false
+    @exclusivity(unchecked) private var isEnded = false
 
     init(
         _ collection: AnyObject, connection: ConnectionBase,
@@ -185,7 +186,12 @@ final class CollectionPartLink: PathLink {
 
     override func end() {
         connection.end()
-        ended()
+        // Once, however often the link is ended (its `ended` may count observations).
+        let first = lock.withLock { () -> Bool in
+            defer { isEnded = true }
+            return !isEnded
+        }
+        if first { ended() }
     }
 
     override func write(_ value: Any, as author: AnyAuthor) -> Bool {

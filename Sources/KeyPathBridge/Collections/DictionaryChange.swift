@@ -54,6 +54,15 @@ public struct DictionaryChange<Key: Hashable, Value> {
     public let keys: [Key: KeyChange<Value>]
     /// The number of entries before the change.
     public let oldCount: Int
+    /// The dictionary's version after the change (its mutations are counted), for the
+    /// observations of single keys to drop a change made before they started.
+    var version: UInt64 = 0
+
+    init(keys: [Key: KeyChange<Value>], oldCount: Int, version: UInt64 = 0) {
+        self.keys = keys
+        self.oldCount = oldCount
+        self.version = version
+    }
 
     /// The number of entries after the change.
     public var newCount: Int {
@@ -72,7 +81,12 @@ public struct DictionaryChange<Key: Hashable, Value> {
     }
 }
 
-extension DictionaryChange: Equatable where Value: Equatable {}
+extension DictionaryChange: Equatable where Value: Equatable {
+    /// Two changes are equal when their keys and old counts are.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.keys == rhs.keys && lhs.oldCount == rhs.oldCount
+    }
+}
 extension DictionaryChange: Sendable where Key: Sendable, Value: Sendable {}
 
 extension DictionaryChange: CountedChange {

@@ -37,21 +37,34 @@ extension ObservableDictionary: CountedCollection {
 
     /// The link of one key: its value, or unreachable while the key is absent. It fires when
     /// the key is added, when its value changes, and when it is removed (only if it was there).
-    /// It keeps nothing in the dictionary (an absent key's observation leaves nothing behind).
+    ///
+    /// A key's observations are on a messenger of their own (a ``KeyWatcher``), which one
+    /// observation of the dictionary (the dispatcher) feeds with the changes of that key only:
+    /// a mutation reaches the observers of the keys it changed, not every key's. The watcher is
+    /// dropped with its last observation, so an absent key's observation that stops leaves
+    /// nothing behind.
     func keyLink(
         _ key: Key, receiver: Receiver?, group: ObjectIdentifier?, site: DeclarationSite,
         leadsOn: Bool, changed: @escaping PathLink.Changed
     ) -> PathLink {
         let shape = ObjectShape(Value.self)
-        var start: Value?
-        let connection = core.connect(
+        let watcher = watch(key, site: site)
+        let started = StartedVersion()
+        let connection = watcher.core.connect(
             receiver: receiver, site: site, groupedUnder: group,
-            atStart: { start = storage[key] },
             handler: .messageAndAuthor { change, author in
-                guard let keyChange = change.keys[key] else { return }
+                // A change the starting value already has (delivered late) is dropped.
+                guard started.isAfterStart(change.version), let keyChange = change.keys[key]
+                else { return }
                 let new = keyChange.newValue
                 changed(new, leadsOn ? new.flatMap { shape.object(in: $0) } : nil, author)
             })
+        // Read after the observation exists, with the version it is the value of: every later
+        // change reaches the watcher (the dispatcher runs while the key is watched).
+        let start = core.lock.withLock { () -> Value? in
+            started.start(at: version)
+            return storage[key]
+        }
         return CollectionPartLink(
             self, connection: connection,
             start: (start, leadsOn ? start.flatMap { shape.object(in: $0) } : nil),
@@ -63,7 +76,54 @@ extension ObservableDictionary: CountedCollection {
                 guard let self, let value = value as? Value else { return false }
                 set([key: value], as: author)
                 return true
+            },
+            ended: { [weak self, weak watcher] in
+                guard let watcher else { return }
+                self?.unwatch(key, watcher)
             })
+    }
+
+    /// The watcher of `key`, made if needed, with one more observation; the dispatcher runs
+    /// from now on.
+    private func watch(_ key: Key, site: DeclarationSite) -> KeyWatcher {
+        let (watcher, needsDispatcher) = core.lock.withLock { () -> (KeyWatcher, Bool) in
+            let watcher = keyWatchers[key] ?? KeyWatcher()
+            keyWatchers[key] = watcher
+            watcher.observations += 1
+            return (watcher, dispatcher == nil)
+        }
+        guard needsDispatcher else { return watcher }
+        let made = core.connect(receiver: nil, site: site) { [weak self] change, author in
+            self?.dispatch(change, from: author)
+        }
+        let extra = core.lock.withLock { () -> ConnectionBase? in
+            guard dispatcher == nil, !keyWatchers.isEmpty else { return made }
+            dispatcher = made
+            return nil
+        }
+        extra?.end()
+        return watcher
+    }
+
+    /// One observation of `key` ended: the watcher goes with its last, and the dispatcher with
+    /// the last watcher.
+    private func unwatch(_ key: Key, _ watcher: KeyWatcher) {
+        let ended = core.lock.withLock { () -> ConnectionBase? in
+            watcher.observations -= 1
+            guard watcher.observations == 0, keyWatchers[key] === watcher else { return nil }
+            keyWatchers[key] = nil
+            guard keyWatchers.isEmpty else { return nil }
+            defer { dispatcher = nil }
+            return dispatcher
+        }
+        ended?.end()
+    }
+
+    /// Passes a change on to the watchers of the keys it changed (one change at a time, in
+    /// order: the dictionary's deliveries are serial).
+    private func dispatch(_ change: DictionaryChange<Key, Value>, from author: AnyAuthor) {
+        let watchers = core.lock.withLock { change.keys.keys.compactMap { keyWatchers[$0] } }
+        for watcher in watchers { watcher.core.send(change, from: author) }
     }
 
     func attachEachElement(
@@ -80,6 +140,32 @@ extension ObservableDictionary: CountedCollection {
                 })
             return (connection, contents)
         }
+    }
+}
+
+extension ObservableDictionary {
+    /// The messenger of one observed key's observations (guarded by the dictionary's lock).
+    final class KeyWatcher: @unchecked Sendable {
+        let core = MessengerCore<DictionaryChange<Key, Value>>()
+        @exclusivity(unchecked) var observations = 0
+    }
+}
+
+/// The version of the dictionary a key's observation started from: the changes it receives
+/// that are not later are already in its starting value.
+final class StartedVersion: @unchecked Sendable {
+    private let lock = Lock()
+    @exclusivity(unchecked) private var version: UInt64?
+
+    /// Records the version the observation started from (under the dictionary's lock).
+    func start(at version: UInt64) {
+        lock.withLock { self.version = version }
+    }
+
+    /// Whether a change that made `version` came after the start (before the start is read,
+    /// any change delivered is one the start will have).
+    func isAfterStart(_ version: UInt64) -> Bool {
+        lock.withLock { self.version.map { version > $0 } ?? false }
     }
 }
 

@@ -33,7 +33,13 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
     // its message are one atomic step.
     @exclusivity(unchecked) var storage: [Key: Value]
     /// Counts the mutations, so that a batch commits only onto the contents it was made from.
-    @exclusivity(unchecked) private var version: UInt64 = 0
+    @exclusivity(unchecked) var version: UInt64 = 0
+    /// The keys that paths observe, each with the messenger its observations are on (see
+    /// ObservableDictionary+Paths.swift).
+    @exclusivity(unchecked) var keyWatchers: [Key: KeyWatcher] = [:]
+    /// The one observation of the dictionary that passes each key's changes on to that key's
+    /// watcher, while any key is watched.
+    @exclusivity(unchecked) var dispatcher: ConnectionBase?
     let changeRule: ChangeRule<Value>
 
     /// An empty dictionary.
@@ -48,6 +54,11 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
         storage = elements
         changeRule = ChangeRule()
         super.init()
+    }
+
+    deinit {
+        // The observations of single keys end with the dictionary, as its own do.
+        for watcher in keyWatchers.values { watcher.core.disconnectAll() }
     }
 
     /// The contents as a plain dictionary, in O(1) (a copy-on-write snapshot).
@@ -120,7 +131,7 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
             }
             guard !keys.isEmpty else { return nil }
             version &+= 1
-            return DictionaryChange(keys: keys, oldCount: oldCount)
+            return DictionaryChange(keys: keys, oldCount: oldCount, version: version)
         }
         return olds
     }
@@ -239,7 +250,7 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
                 let oldCount = storage.count
                 storage = batch.elements
                 version &+= 1
-                return DictionaryChange(keys: keys, oldCount: oldCount)
+                return DictionaryChange(keys: keys, oldCount: oldCount, version: version)
             }
             if committed { return result }
         }
