@@ -229,3 +229,75 @@ extension ArrayPathTests {
         #expect(copy.observationCount == 0)
     }
 }
+
+@Suite("Array parts against a brute-force model")
+struct ArrayPartModelTests {
+    /// 2,000 seeded random edits and batches on an array of distinct elements, with
+    /// index-following observers on several indices (some past the end) and object-following
+    /// observers: after every mutation, what each observer received is what a brute-force
+    /// model of EBN's rules says must fire.
+    @Test(arguments: [5, 6, 7] as [UInt64])
+    func indexAndObjectFollowingObserversFireExactlyWhenTheModelSays(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let list = TodoList()
+        list.numbers.append(contentsOf: 0..<12)
+        var next = 100
+        let observer = TestObserver()
+        let indices = [0, 3, 7, 11, 14]
+        var indexRecords: [Int: Recording<Int?>] = [:]
+        for index in indices {
+            let record = Recording<Int?>()
+            indexRecords[index] = record
+            try observer.observe(list, path: "numbers.#\(index)") { record.append($0 as? Int) }
+        }
+        // Object-following: the elements at 2, 5 and 9 when the observation starts.
+        var followed: [(element: Int, record: Recording<Int?>, gone: Bool)] = []
+        for index in [2, 5, 9] {
+            let record = Recording<Int?>()
+            followed.append((list.numbers[index], record, false))
+            try observer.observe(list, path: "numbers.\(index)") { record.append($0 as? Int) }
+        }
+        var expectedIndex: [Int: [Int?]] = [:]
+        for step in 0..<2_000 {
+            let before = list.numbers.elements
+            let count = before.count
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0:
+                list.numbers.insert(next, at: Int.random(in: 0...count, using: &random))
+            case 1 where count > 0:
+                list.numbers.remove(at: Int.random(in: 0..<count, using: &random))
+            case 2 where count > 0:
+                list.numbers[Int.random(in: 0..<count, using: &random)] = next
+            case 3 where count > 1:
+                list.numbers.swapAt(
+                    Int.random(in: 0..<count, using: &random),
+                    Int.random(in: 0..<count, using: &random))
+            default:
+                list.numbers.mutate { numbers in
+                    numbers.append(next)
+                    numbers.append(next + 1)
+                    if numbers.count > 20 { numbers.removeFirst(3) }
+                }
+                next += 1
+            }
+            next += 1
+            let after = list.numbers.elements
+            // The model: an index fires when the element there (or reachability) changed.
+            for index in indices {
+                let old = index < before.count ? before[index] : nil
+                let new = index < after.count ? after[index] : nil
+                if old != new { expectedIndex[index, default: []].append(new) }
+                #expect(
+                    indexRecords[index]?.elements == expectedIndex[index, default: []],
+                    "seed \(seed) step \(step) index \(index)")
+            }
+            // Object-following: fires (unreachable) once, when its element leaves; then ends.
+            for slot in followed.indices where !followed[slot].gone {
+                if !after.contains(followed[slot].element) { followed[slot].gone = true }
+                let expected: [Int?] = followed[slot].gone ? [nil] : []
+                #expect(
+                    followed[slot].record.elements == expected, "seed \(seed) step \(step)")
+            }
+        }
+    }
+}
