@@ -22,6 +22,9 @@ enum Workloads {
             w9NestedPath(),
             w9PathEnd(),
             w10Coalescing(),
+            w11Collections(),
+            w11Append(),
+            w11Dictionary(),
         ]
     }
 }
