@@ -32,6 +32,7 @@ public enum ArrayEdit<Element> {
     }
 
     /// The edit of `old` at `index` into `new`: an insertion, a removal or a replacement.
+    @inlinable
     init(replacing old: [Element], with new: [Element], at index: Int) {
         if old.isEmpty {
             self = .inserted(new, at: index)
@@ -66,12 +67,16 @@ public struct ArrayChange<Element> {
     public let oldCount: Int
     /// Pairs of a removed and an inserted element that are one element moving, in old and new
     /// indices, for ``batchUpdates`` (found by `replaceAll(with:)`).
-    let knownMoves: [ArrayBatchUpdates.Move]
+    @usableFromInline let knownMoves: [ArrayBatchUpdates.Move]
     /// For each index that a path follows (`#3`) and that holds another element after the
-    /// change (by the element type's rule), the element there now, or nil past the end. Worked
-    /// out by the array as it mutates, for the paths' links.
-    var followedElements: [Int: Element?] = [:]
+    /// change (by the element type's rule), its position in ``followedValues``: the element
+    /// there now, or nil past the end. Worked out by the array as it mutates, for the paths'
+    /// links; the index table is not generic, so a link that finds nothing for its index looks
+    /// up no generic metadata.
+    @usableFromInline var followedPositions: [Int: Int] = [:]
+    @usableFromInline var followedValues: [Element?] = []
 
+    @inlinable
     init(edits: [ArrayEdit<Element>], oldCount: Int, moves: [ArrayBatchUpdates.Move] = []) {
         self.edits = edits
         self.oldCount = oldCount

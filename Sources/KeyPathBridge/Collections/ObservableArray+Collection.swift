@@ -7,6 +7,7 @@ extension ObservableArray: RandomAccessCollection, MutableCollection, RangeRepla
     /// The index after the last element.
     public var endIndex: Int { count }
     /// The number of elements now.
+    @inlinable
     public var count: Int { core.lock.withLock { storage.count } }
     /// Whether the array is empty now.
     public var isEmpty: Bool { count == 0 }
@@ -17,6 +18,7 @@ extension ObservableArray: RandomAccessCollection, MutableCollection, RangeRepla
     }
 
     /// The element at `position`; setting it sends a replacement (nothing if it is the same).
+    @inlinable
     public subscript(position: Int) -> Element {
         get { core.lock.withLock { storage[position] } }
         set { replace(position..<(position + 1), with: [newValue], as: self) }
@@ -41,6 +43,7 @@ extension ObservableArray: RandomAccessCollection, MutableCollection, RangeRepla
     }
 
     /// Adds `element` at the end.
+    @inlinable
     public func append(_ element: Element) {
         replace(as: self) { end in (end..<end, [element]) }
     }
@@ -52,6 +55,7 @@ extension ObservableArray: RandomAccessCollection, MutableCollection, RangeRepla
     }
 
     /// Inserts `element` at `index`.
+    @inlinable
     public func insert(_ element: Element, at index: Int) {
         replace(index..<index, with: [element], as: self)
     }
@@ -63,6 +67,7 @@ extension ObservableArray: RandomAccessCollection, MutableCollection, RangeRepla
 
     /// Removes and returns the element at `index`.
     @discardableResult
+    @inlinable
     public func remove(at index: Int) -> Element {
         replace(index..<(index + 1), with: [], as: self)[0]
     }

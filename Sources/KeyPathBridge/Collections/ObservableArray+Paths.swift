@@ -48,7 +48,8 @@ extension ObservableArray: CountedCollection {
                 indexFollowers[index, default: 0] += 1
             },
             handler: .messageAndAuthor { change, author in
-                guard let new = change.followedElements[index] else { return }
+                guard let position = change.followedPositions[index] else { return }
+                let new = change.followedValues[position]
                 changed(new, leadsOn ? new.flatMap { shape.object(in: $0) } : nil, author)
             })
         let object = leadsOn ? start.flatMap { shape.object(in: $0) } : nil

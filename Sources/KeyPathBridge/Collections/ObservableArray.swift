@@ -31,12 +31,12 @@ import Transforms
 public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
     // Guarded by the core's lock, together with the messenger state, so that a mutation and the
     // acceptance of its message are one atomic step.
-    @exclusivity(unchecked) var storage: [Element]
+    @usableFromInline @exclusivity(unchecked) var storage: [Element]
     /// Counts the mutations, so that a batch commits only onto the contents it was made from.
-    @exclusivity(unchecked) var version: UInt64 = 0
+    @usableFromInline @exclusivity(unchecked) var version: UInt64 = 0
     /// The indices that paths follow (`#3`), with how many links follow each.
-    @exclusivity(unchecked) var indexFollowers: [Int: Int] = [:]
-    let changeRule: ChangeRule<Element>
+    @usableFromInline @exclusivity(unchecked) var indexFollowers: [Int: Int] = [:]
+    @usableFromInline let changeRule: ChangeRule<Element>
 
     /// An empty array.
     public override init() {
@@ -60,7 +60,7 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
     /// taken out.
     ///
     /// - Precondition: `range` lies within the array.
-    @discardableResult
+    @inlinable @discardableResult
     func replace(_ range: Range<Int>, with new: [Element], as author: AnyAuthor) -> [Element] {
         replace(as: author) { _ in (range, new) }
     }
@@ -68,7 +68,7 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
     /// Replaces the range that `edit` computes from the count, in the same step as reading the
     /// count (an append goes at the end even while other threads append), and sends the change;
     /// returns the elements taken out.
-    @discardableResult
+    @inlinable @discardableResult
     func replace(
         as author: AnyAuthor, _ edit: (_ count: Int) -> (range: Range<Int>, new: [Element])
     ) -> [Element] {
@@ -90,13 +90,14 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
             var change = ArrayChange(
                 edits: [ArrayEdit(replacing: old, with: new, at: range.lowerBound)],
                 oldCount: oldCount)
-            change.followedElements = followedElementsChanged(from: followed)
+            recordFollowedChanges(from: followed, in: &change)
             return change
         }
         return removed
     }
 
     /// Whether `old` and `new` hold the same elements, by the element type's change rule.
+    @inlinable
     func isSame(_ old: [Element], _ new: [Element]) -> Bool {
         zip(old, new).allSatisfy { !changeRule.isChange(from: $0, to: $1) }
     }
@@ -117,37 +118,38 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
             storage = contents
             self.version &+= 1
             var change = ArrayChange(edits: edits, oldCount: oldCount, moves: moves)
-            change.followedElements = followedElementsChanged(from: followed)
+            recordFollowedChanges(from: followed, in: &change)
             return change
         }
         return committed
     }
 
-    /// Under the lock: the element at each followed index (nil past the end), before a
-    /// mutation; nil when no index is followed.
-    private func elementsAtFollowedIndices() -> [Int: Element?]? {
+    /// Under the lock: the followed indices and the element at each (nil past the end), before
+    /// a mutation; nil when no index is followed.
+    @inlinable
+    func elementsAtFollowedIndices() -> [(index: Int, element: Element?)]? {
         guard !indexFollowers.isEmpty else { return nil }
-        var elements: [Int: Element?] = [:]
-        for index in indexFollowers.keys {
-            elements[index] = index < storage.count ? storage[index] : nil
-        }
-        return elements
+        return indexFollowers.keys.map { ($0, $0 < storage.count ? storage[$0] : nil) }
     }
 
-    /// Under the lock, after a mutation: the followed indices that hold another element now
-    /// (reachability first, then the element type's rule), with the element there.
-    private func followedElementsChanged(from before: [Int: Element?]?) -> [Int: Element?] {
-        guard let before else { return [:] }
-        var changed: [Int: Element?] = [:]
+    /// Under the lock, after a mutation: records in `change` the followed indices that hold
+    /// another element now (reachability first, then the element type's rule), with the
+    /// element there.
+    @inlinable
+    func recordFollowedChanges(
+        from before: [(index: Int, element: Element?)]?, in change: inout ArrayChange<Element>
+    ) {
+        guard let before else { return }
         for (index, old) in before {
             let new = index < storage.count ? storage[index] : nil
             switch (old, new) {
             case (nil, nil): continue
             case (let old?, let new?) where !changeRule.isChange(from: old, to: new): continue
-            default: changed[index] = .some(new)
+            default:
+                change.followedPositions[index] = change.followedValues.count
+                change.followedValues.append(new)
             }
         }
-        return changed
     }
 
     /// The contents and their version, read together.
@@ -158,10 +160,12 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
 
 /// The collections whose `mutate(as:_:)` body runs on this thread: a body that mutated its
 /// collection directly would make the batch run again forever.
+@usableFromInline
 enum CollectionBatching {
     @TaskLocal static var current: [ObjectIdentifier] = []
 
     /// Stops a direct mutation of `collection` inside its own batch, with a clear message.
+    @usableFromInline
     static func checkNotBatching(_ collection: AnyObject) {
         let current = current
         guard !current.isEmpty else { return }
