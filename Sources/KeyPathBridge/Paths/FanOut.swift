@@ -59,25 +59,15 @@ extension PathComponent {
     init<Property: ObservableProperty>(branch property: Property, named name: String) {
         nameBox = ComponentName(name)
         isOwnedByReceiver = true
-        let shape = ObjectShape(Property.Value.self)
-        let isVariable = Property.self is any VariableType.Type
         attach = {
             [weak property] object, receiver, group, site, leadsOn, changed throws(PathError) in
             guard let property else {
                 throw .unknownProperty(
                     name, type: String(describing: type(of: object)), path: name, known: [])
             }
-            var start: (value: Any?, next: AnyObject?) = (nil, nil)
-            let connection = property.startObservation(
-                receiver: receiver, site: site, groupedUnder: group,
-                initial: { start.value = $0 }
-            ) { update, author in
-                changed(update.new, leadsOn ? shape.object(in: update.new) : nil, author)
-            }
-            if leadsOn { start.next = PathLink.object(in: start.value) }
-            return PropertyLink(
-                property, connection: connection, shape: shape, start: start,
-                hasOwnRule: !isVariable)
+            return try Self.link(
+                to: property, receiver: receiver, group: group, site: site, leadsOn: leadsOn,
+                changed: changed, misfit: { _ in })
         }
     }
 

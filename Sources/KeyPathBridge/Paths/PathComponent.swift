@@ -209,7 +209,10 @@ extension PathComponent {
             case .property(let property):
                 return try Self.link(
                     to: property, receiver: receiver, group: group, site: site,
-                    leadsOn: leadsOn, changed: changed, token: token, path: path)
+                    leadsOn: leadsOn, changed: changed
+                ) { type throws(PathError) in
+                    throw .notAnObject(token.spelling, type: type, path: path)
+                }
             }
         }
     }
@@ -227,31 +230,39 @@ extension PathComponent {
         }
     }
 
-    /// Attaches a string path's component to `property`, found by reflection.
-    private static func link<Property: ObservableProperty>(
+    /// Attaches a component to `property`, found by reflection (a string path's, or a
+    /// fan-out's branch). Where the path goes on from it and it holds a value that is not an
+    /// object when the observation starts, `misfit` is called with the value's type: it throws
+    /// (a string path's misfit), or returns and the rest of the path is unreachable (a branch).
+    static func link<Property: ObservableProperty>(
         to property: Property, receiver: Receiver?, group: ObjectIdentifier?,
         site: DeclarationSite, leadsOn: Bool, changed: @escaping PathLink.Changed,
-        token: PathToken, path: String
+        misfit: (_ type: String) throws(PathError) -> Void
     ) throws(PathError) -> PathLink {
+        let shape = ObjectShape(Property.Value.self)
         var start: (value: Any?, next: AnyObject?) = (nil, nil)
         // The object in the starting value is found after unlocking (the cast may call into
         // the value's type).
         let connection = property.startObservation(
             receiver: receiver, site: site, groupedUnder: group, initial: { start.value = $0 }
         ) { update, author in
-            changed(update.new, leadsOn ? PathLink.object(in: update.new) : nil, author)
+            changed(update.new, leadsOn ? shape.object(in: update.new) : nil, author)
         }
         if leadsOn {
             switch PathLink.content(of: start.value) {
             case .object(let object): start.next = object
             case .none: break
             case .value(let type):
-                connection.end()
-                throw .notAnObject(token.spelling, type: type, path: path)
+                do throws(PathError) {
+                    try misfit(type)
+                } catch {
+                    connection.end()
+                    throw error
+                }
             }
         }
         return PropertyLink(
-            property, connection: connection, shape: .dynamic, start: start,
+            property, connection: connection, shape: shape, start: start,
             // A variable's rule is its value type's, which comparing what values hold follows
             // (and, for a `Var<Any>`, improves on: equal held values are no change).
             hasOwnRule: !(Property.self is any VariableType.Type))
