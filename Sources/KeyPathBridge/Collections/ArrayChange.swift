@@ -9,6 +9,7 @@ public enum ArrayEdit<Element> {
     case replaced(old: [Element], new: [Element], at: Int)
 
     /// Where the edit happened.
+    @inlinable
     public var index: Int {
         switch self {
         case .inserted(_, let index), .removed(_, let index), .replaced(_, _, let index): index
@@ -16,6 +17,7 @@ public enum ArrayEdit<Element> {
     }
 
     /// The elements the edit took out.
+    @inlinable
     public var oldElements: [Element] {
         switch self {
         case .inserted: []
@@ -24,6 +26,7 @@ public enum ArrayEdit<Element> {
     }
 
     /// The elements the edit put in.
+    @inlinable
     public var newElements: [Element] {
         switch self {
         case .removed: []
@@ -76,16 +79,15 @@ public struct ArrayChange<Element> {
     @usableFromInline var followedPositions: [Int: Int] = [:]
     @usableFromInline var followedValues: [Element?] = []
 
+    /// The number of elements after the change.
+    public let newCount: Int
+
     @inlinable
     init(edits: [ArrayEdit<Element>], oldCount: Int, moves: [ArrayBatchUpdates.Move] = []) {
         self.edits = edits
         self.oldCount = oldCount
         knownMoves = moves
-    }
-
-    /// The number of elements after the change.
-    public var newCount: Int {
-        edits.reduce(oldCount) { $0 - $1.oldElements.count + $1.newElements.count }
+        newCount = edits.reduce(oldCount) { $0 - $1.oldElements.count + $1.newElements.count }
     }
 
     /// Applies the edits, in order, to `contents` (the contents before the change).

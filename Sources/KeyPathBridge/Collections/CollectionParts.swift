@@ -1,6 +1,7 @@
 import Transforms
 
 /// A part of an observable collection that a path can observe.
+@usableFromInline
 enum CollectionPart {
     /// The number of elements (`count`): changes only when the count does.
     case count
@@ -235,6 +236,7 @@ extension PathComponent {
     }
 
     /// A component that observes one part of the collection it is attached to.
+    @usableFromInline
     init(part: CollectionPart, named name: String) {
         nameBox = ComponentName(name)
         isOwnedByReceiver = true

@@ -171,6 +171,7 @@ final class StartedVersion: @unchecked Sendable {
 
 extension PathComponent {
     /// The component of one key of the dictionary it is attached to (typed paths).
+    @usableFromInline
     init<Key: Hashable, Value>(key: Key, of _: ObservableDictionary<Key, Value>.Type) {
         nameBox = ComponentName("\(key)")
         isOwnedByReceiver = true
@@ -200,19 +201,24 @@ extension PropertyPath {
     ///     theme in
     /// }
     /// ```
+    @inlinable
     public func appendingValue<Key, Element>(forKey key: Key) -> PropertyPath<Root, Element>
     where Value == ObservableDictionary<Key, Element> {
         PropertyPath<Root, Element>(
             components: components + [
                 PathComponent(key: key, of: ObservableDictionary<Key, Element>.self)
+                    .endingDirectly(TypedHandlers<Element>())
             ])
     }
 
     /// This path extended by the dictionary's count: an update only when the count changes.
+    @inlinable
     public func appendingCount<Key, Element>() -> PropertyPath<Root, Int>
     where Value == ObservableDictionary<Key, Element> {
         PropertyPath<Root, Int>(
-            components: components + [PathComponent(part: .count, named: "count")])
+            components: components + [
+                PathComponent(part: .count, named: "count").endingDirectly(TypedHandlers<Int>())
+            ])
     }
 
     /// This path extended by any mutation of the dictionary: every change message is an

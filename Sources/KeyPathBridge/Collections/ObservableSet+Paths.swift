@@ -76,6 +76,7 @@ extension ObservableSet: CountedCollection {
 
 extension PathComponent {
     /// The component of one member of the set it is attached to (typed paths).
+    @usableFromInline
     init<Element: Hashable>(member: Element, of _: ObservableSet<Element>.Type) {
         nameBox = ComponentName("\(member)")
         isOwnedByReceiver = true
@@ -101,19 +102,24 @@ extension PropertyPath {
     /// ```swift
     /// observer.observe(post, PropertyPath(\Post.tags).appendingContains("swift")) { tagged in }
     /// ```
+    @inlinable
     public func appendingContains<Element>(_ member: Element) -> PropertyPath<Root, Bool>
     where Value == ObservableSet<Element> {
         PropertyPath<Root, Bool>(
             components: components + [
                 PathComponent(member: member, of: ObservableSet<Element>.self)
+                    .endingDirectly(TypedHandlers<Bool>())
             ])
     }
 
     /// This path extended by the set's count: an update only when the count changes.
+    @inlinable
     public func appendingCount<Element>() -> PropertyPath<Root, Int>
     where Value == ObservableSet<Element> {
         PropertyPath<Root, Int>(
-            components: components + [PathComponent(part: .count, named: "count")])
+            components: components + [
+                PathComponent(part: .count, named: "count").endingDirectly(TypedHandlers<Int>())
+            ])
     }
 
     /// This path extended by any mutation of the set: every change message is an update whose

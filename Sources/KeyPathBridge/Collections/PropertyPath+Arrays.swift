@@ -28,10 +28,13 @@ extension PropertyPath {
     /// ```swift
     /// observer.observe(list, PropertyPath(\TodoList.items).appendingCount()) { count in }
     /// ```
+    @inlinable
     public func appendingCount<Element>() -> PropertyPath<Root, Int>
     where Value == ObservableArray<Element> {
         PropertyPath<Root, Int>(
-            components: components + [PathComponent(part: .count, named: "count")])
+            components: components + [
+                PathComponent(part: .count, named: "count").endingDirectly(TypedHandlers<Int>())
+            ])
     }
 
     /// This path extended by the element at `index`, whichever element is there (EBN's `#3`,
@@ -40,12 +43,14 @@ extension PropertyPath {
     /// may start beyond the end. A binding can write to it while the index is in the array.
     ///
     /// - Precondition: `index` is not negative.
+    @inlinable
     public func appendingElement<Element>(at index: Int) -> PropertyPath<Root, Element>
     where Value == ObservableArray<Element> {
         precondition(index >= 0, "PropertyPath: negative array index \(index)")
         return PropertyPath<Root, Element>(
             components: components + [
                 PathComponent(part: .indexFollowing(index), named: "#\(index)")
+                    .endingDirectly(TypedHandlers<Element>())
             ])
     }
 
@@ -54,11 +59,13 @@ extension PropertyPath {
     /// unreachable for good once it leaves the array. An index outside the array when the path
     /// is wired to it is a ``PathError/indexOutOfRange(_:count:path:)`` (reported through
     /// ``PathDiagnostics``; it makes the rest unreachable).
+    @inlinable
     public func appendingElement<Element>(startingAt index: Int) -> PropertyPath<Root, Element>
     where Value == ObservableArray<Element> {
         PropertyPath<Root, Element>(
             components: components + [
                 PathComponent(part: .objectFollowing(index), named: "\(index)")
+                    .endingDirectly(TypedHandlers<Element>())
             ])
     }
 

@@ -202,16 +202,21 @@ final class PathTracker<Value>: PathEnd, @unchecked Sendable {
         }
     }
 
-    /// Sends an update if the end value changed, for a change of the end property that the
-    /// wiring lets this thread handle directly (``PathWiring/beginDirectChange(tag:from:)``):
-    /// the end property is a variable, whose `rule` is the end type's. Inlinable, so that it is
-    /// specialized where the path is declared, with the code that calls it.
+    /// Sends an update if the end value changed (nil: unreachable), for a change of the end
+    /// property that the wiring lets this thread handle directly
+    /// (``PathWiring/beginDirectChange(tag:from:)``): the end property is a variable or a
+    /// collection's part, whose `rule` is the end type's. Inlinable, so that it is specialized
+    /// where the path is declared, with the code that calls it.
     @inlinable
-    func publishDirectly(_ new: Value, from author: AnyAuthor, rule: ChangeRule<Value>) {
+    func publishDirectly(_ new: Value?, from author: AnyAuthor, rule: ChangeRule<Value>) {
         output.send(from: author) { () -> Update<Value?>? in
             let old = end
-            // Reachability first: from unreachable, any value is a change.
-            if let old, !rule.isChange(from: old, to: new) { return nil }
+            // Reachability first: from unreachable, any value is a change, and back.
+            switch (old, new) {
+            case (nil, nil): return nil
+            case (let old?, let new?): if !rule.isChange(from: old, to: new) { return nil }
+            default: break
+            }
             end = new
             return Update(old, new)
         }

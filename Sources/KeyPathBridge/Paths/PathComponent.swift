@@ -128,6 +128,24 @@ struct PathComponent: @unchecked Sendable {
     }
 }
 
+extension PathComponent {
+    /// This component, whose changes at the end of a typed path to `Value` reach the end
+    /// without the engine's hop when the wiring lets them (``TypedHandlers/directPart``): for
+    /// a collection's part (a count, an element, a key's value, a membership), whose value
+    /// type is the end type and which has no change rule of its own.
+    @usableFromInline
+    func endingDirectly<Value>(_ handlers: TypedHandlers<Value>) -> PathComponent {
+        var component = self
+        let attach = self.attach
+        component.attachAsEnd = { object, receiver, site, end, tag, changed throws(PathError) in
+            try attach(
+                object, receiver, nil, site, false,
+                handlers.directPart(end, tag, changed) ?? changed)
+        }
+        return component
+    }
+}
+
 /// The handlers of a typed component's changes, built where the path is declared (in inlinable
 /// code, so that they are specialized for the property's value type there; a generic closure
 /// built inside this module would look up `Update<Value>`'s metadata on every change).
@@ -152,8 +170,35 @@ struct TypedHandlers<Value> {
             _ changed: @escaping (Any, AnyObject?, AnyAuthor) -> Void
         ) -> ((Update<Value>, AnyAuthor) -> Void)?
 
+    /// Makes what a collection part at the end of a typed path to `Value` calls for each
+    /// change, or nil if `end` is not the typed end of such a path: each new value (nil:
+    /// unreachable) is published by the end directly when the wiring lets it (compared by
+    /// `Value`'s rule, the end type's; a part has no rule of its own), else goes to `changed`
+    /// (through the engine).
+    @usableFromInline
+    let directPart:
+        (
+            _ end: AnyObject, _ tag: PathWiring.Tag,
+            _ changed: @escaping (Any?, AnyObject?, AnyAuthor) -> Void
+        ) -> ((Any?, AnyObject?, AnyAuthor) -> Void)?
+
     @inlinable
     init() {
+        directPart = { end, tag, changed in
+            guard Value.self != Any.self, let tracker = end as? PathTracker<Value> else {
+                return nil
+            }
+            let rule = ChangeRule<Value>()
+            let wiring = tracker.wiring
+            return { value, next, author in
+                // A part at the end sends an object only for changes it handles itself.
+                guard next == nil, wiring.beginDirectChange(tag: tag, from: author) else {
+                    return changed(value, next, author)
+                }
+                tracker.publishDirectly(value.map { $0 as! Value }, from: author, rule: rule)
+                wiring.endDirectChange()
+            }
+        }
         relay = { changed in
             { update, author in changed(update.new, nil, author) }
         }
