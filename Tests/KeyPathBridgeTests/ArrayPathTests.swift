@@ -232,7 +232,8 @@ extension ArrayPathTests {
 
 @Suite("Array parts against a brute-force model")
 struct ArrayPartModelTests {
-    /// 2,000 seeded random edits and batches on an array of distinct elements, with
+    /// 2,000 seeded random edits (ranges replaced by fewer or more elements among them) and
+    /// batches on an array of distinct elements, with
     /// index-following observers on several indices (some past the end) and object-following
     /// observers: after every mutation, what each observer received is what a brute-force
     /// model of EBN's rules says must fire.
@@ -261,13 +262,23 @@ struct ArrayPartModelTests {
         for step in 0..<2_000 {
             let before = list.numbers.elements
             let count = before.count
-            switch Int.random(in: 0..<5, using: &random) {
+            switch Int.random(in: 0..<6, using: &random) {
             case 0:
                 list.numbers.insert(next, at: Int.random(in: 0...count, using: &random))
             case 1 where count > 0:
                 list.numbers.remove(at: Int.random(in: 0..<count, using: &random))
             case 2 where count > 0:
                 list.numbers[Int.random(in: 0..<count, using: &random)] = next
+            case 4:
+                // A range replaced by a different number of elements, some of them the same.
+                let lower = Int.random(in: 0...count, using: &random)
+                let upper = Int.random(in: lower...min(count, lower + 3), using: &random)
+                var new = (0..<Int.random(in: 0...3, using: &random)).map { next + $0 }
+                if !new.isEmpty, lower < upper, Bool.random(using: &random) {
+                    new[0] = before[lower]
+                }
+                list.numbers.replaceSubrange(lower..<upper, with: new)
+                next += 3
             case 3 where count > 1:
                 list.numbers.swapAt(
                     Int.random(in: 0..<count, using: &random),

@@ -71,13 +71,9 @@ public struct ArrayChange<Element> {
     /// Pairs of a removed and an inserted element that are one element moving, in old and new
     /// indices, for ``batchUpdates`` (found by `replaceAll(with:)`).
     @usableFromInline let knownMoves: [ArrayBatchUpdates.Move]
-    /// For each index that a path follows (`#3`) and that holds another element after the
-    /// change (by the element type's rule), its position in ``followedValues``: the element
-    /// there now, or nil past the end. Worked out by the array as it mutates, for the paths'
-    /// links; the index table is not generic, so a link that finds nothing for its index looks
-    /// up no generic metadata.
-    @usableFromInline var followedPositions: [Int: Int] = [:]
-    @usableFromInline var followedValues: [Element?] = []
+    /// The indices that paths follow (`#3`) that hold another element after the change, with
+    /// the element there now. Worked out by the array as it mutates, for the paths' links.
+    @usableFromInline var followed = FollowedIndexChanges()
 
     /// The number of elements after the change.
     public let newCount: Int
@@ -115,6 +111,49 @@ extension ArrayChange: Equatable where Element: Equatable {
 }
 
 extension ArrayChange: Sendable where Element: Sendable {}
+
+/// The indices that paths follow (`#3`) and that hold another element after a change (by the
+/// element type's rule), in ascending order, each with the element there now (boxed, nil past
+/// the end). Not generic: a link looks its index up without any generic metadata, and the
+/// array boxes the elements where its mutation is specialized.
+@usableFromInline
+struct FollowedIndexChanges: Sendable {
+    @usableFromInline var indices: [Int] = []
+    // Boxed elements, `Sendable` as the change that holds them is.
+    @usableFromInline nonisolated(unsafe) var values: [Any?] = []
+
+    @inlinable init() {}
+
+    /// Records that `index` (greater than every index recorded before) holds `value` now.
+    @inlinable
+    mutating func append(_ index: Int, _ value: Any?) {
+        indices.append(index)
+        values.append(value)
+    }
+
+    /// The element at `index` now if the change gave it another one (`.some(nil)`: past the
+    /// end); nil if the element there stayed.
+    func value(at index: Int) -> Any?? {
+        let position = indices.firstPosition(notBelow: index)
+        guard position < indices.count, indices[position] == index else { return nil }
+        return .some(values[position])
+    }
+}
+
+extension [Int] {
+    /// In an ascending array, the position of the first element not below `value` (the count
+    /// if there is none), by binary search.
+    @inlinable
+    func firstPosition(notBelow value: Int) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
 
 extension ArrayChange: CountedChange {
     static func none(count: Int) -> Self { ArrayChange(edits: [], oldCount: count) }

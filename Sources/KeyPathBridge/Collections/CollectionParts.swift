@@ -98,6 +98,10 @@ protocol CountedCollection: ObservableObject, PathCollection where Message: Coun
     var countWhileLocked: Int { get }
     /// The number of elements now.
     var count: Int { get }
+    /// The counts before and after `change`. (A requirement of the collection, not of the
+    /// change: code generic over the collection reads them without looking up the change
+    /// type's conformance on every message.)
+    static func counts(of change: Message) -> (old: Int, new: Int)
 }
 
 extension CountedCollection {
@@ -121,8 +125,8 @@ extension CountedCollection {
         let (connection, start) = connectReadingCount(
             receiver: receiver, group: group, site: site
         ) { change, author in
-            let newCount = change.newCount
-            guard newCount != change.oldCount else { return }
+            let (oldCount, newCount) = Self.counts(of: change)
+            guard newCount != oldCount else { return }
             changed(newCount, nil, author)
         }
         return CollectionPartLink(

@@ -58,15 +58,14 @@ public struct DictionaryChange<Key: Hashable, Value> {
     /// observations of single keys to drop a change made before they started.
     var version: UInt64 = 0
 
+    /// The number of entries after the change.
+    public let newCount: Int
+
     init(keys: [Key: KeyChange<Value>], oldCount: Int, version: UInt64 = 0) {
         self.keys = keys
         self.oldCount = oldCount
         self.version = version
-    }
-
-    /// The number of entries after the change.
-    public var newCount: Int {
-        keys.values.reduce(oldCount) { count, change in
+        newCount = keys.values.reduce(oldCount) { count, change in
             switch change {
             case .inserted: count + 1
             case .removed: count - 1

@@ -7,6 +7,10 @@ import Transforms
 extension ObservableArray: CountedCollection {
     var countWhileLocked: Int { storage.count }
 
+    static func counts(of change: ArrayChange<Element>) -> (old: Int, new: Int) {
+        (change.oldCount, change.newCount)
+    }
+
     func attachPart(
         _ part: CollectionPart, receiver: Receiver?, group: ObjectIdentifier?,
         site: DeclarationSite, leadsOn: Bool, changed: @escaping PathLink.Changed, path: String
@@ -45,12 +49,12 @@ extension ObservableArray: CountedCollection {
             receiver: receiver, site: site, groupedUnder: group,
             atStart: {
                 start = index < storage.count ? storage[index] : nil
-                indexFollowers[index, default: 0] += 1
+                follow(index)
             },
             handler: .messageAndAuthor { change, author in
-                guard let position = change.followedPositions[index] else { return }
-                let new = change.followedValues[position]
-                changed(new, leadsOn ? new.flatMap { shape.object(in: $0) } : nil, author)
+                // Not generic: the element comes boxed.
+                guard let new = change.followed.value(at: index) else { return }
+                changed(new, leadsOn ? PathLink.object(in: new) : nil, author)
             })
         let object = leadsOn ? start.flatMap { shape.object(in: $0) } : nil
         return CollectionPartLink(
@@ -141,11 +145,27 @@ extension ObservableArray: CountedCollection {
         return present
     }
 
+    /// Under the lock: one more link follows `index`.
+    private func follow(_ index: Int) {
+        let slot = followedIndices.firstPosition(notBelow: index)
+        if slot < followedIndices.count, followedIndices[slot] == index {
+            followerCounts[slot] += 1
+        } else {
+            followedIndices.insert(index, at: slot)
+            followerCounts.insert(1, at: slot)
+        }
+    }
+
     /// An index-following link ended.
     private func stopFollowing(_ index: Int) {
         core.lock.withLock {
-            guard let followers = indexFollowers[index] else { return }
-            indexFollowers[index] = followers > 1 ? followers - 1 : nil
+            guard let slot = followedIndices.firstIndex(of: index) else { return }
+            if followerCounts[slot] > 1 {
+                followerCounts[slot] -= 1
+            } else {
+                followedIndices.remove(at: slot)
+                followerCounts.remove(at: slot)
+            }
         }
     }
 }

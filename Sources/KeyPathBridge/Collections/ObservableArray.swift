@@ -34,8 +34,9 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
     @usableFromInline @exclusivity(unchecked) var storage: [Element]
     /// Counts the mutations, so that a batch commits only onto the contents it was made from.
     @usableFromInline @exclusivity(unchecked) var version: UInt64 = 0
-    /// The indices that paths follow (`#3`), with how many links follow each.
-    @usableFromInline @exclusivity(unchecked) var indexFollowers: [Int: Int] = [:]
+    /// The indices that paths follow (`#3`), ascending, and how many links follow each.
+    @usableFromInline @exclusivity(unchecked) var followedIndices: [Int] = []
+    @exclusivity(unchecked) var followerCounts: [Int] = []
     @usableFromInline let changeRule: ChangeRule<Element>
 
     /// An empty array.
@@ -84,13 +85,14 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
             removed = old
             if old.count == new.count, isSame(old, new) { return nil }
             let oldCount = storage.count
-            let followed = elementsAtFollowedIndices()
             storage.replaceSubrange(range, with: new)
             version &+= 1
             var change = ArrayChange(
                 edits: [ArrayEdit(replacing: old, with: new, at: range.lowerBound)],
                 oldCount: oldCount)
-            recordFollowedChanges(from: followed, in: &change)
+            if !followedIndices.isEmpty {
+                recordFollowedChanges(replacing: range, old: old, oldCount: oldCount, in: &change)
+            }
             return change
         }
         return removed
@@ -125,30 +127,54 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
     }
 
     /// Under the lock: the followed indices and the element at each (nil past the end), before
-    /// a mutation; nil when no index is followed.
-    @inlinable
-    func elementsAtFollowedIndices() -> [(index: Int, element: Element?)]? {
-        guard !indexFollowers.isEmpty else { return nil }
-        return indexFollowers.keys.map { ($0, $0 < storage.count ? storage[$0] : nil) }
+    /// a batch's mutation; nil when no index is followed.
+    func elementsAtFollowedIndices() -> [Element?]? {
+        guard !followedIndices.isEmpty else { return nil }
+        return followedIndices.map { $0 < storage.count ? storage[$0] : nil }
     }
 
-    /// Under the lock, after a mutation: records in `change` the followed indices that hold
-    /// another element now (reachability first, then the element type's rule), with the
-    /// element there.
+    /// Under the lock, after a batch's mutation: records in `change` the followed indices that
+    /// hold another element now, given the elements there before (in the order of
+    /// ``followedIndices``).
+    func recordFollowedChanges(from before: [Element?]?, in change: inout ArrayChange<Element>) {
+        guard let before else { return }
+        for (index, old) in zip(followedIndices, before) {
+            recordFollowed(index, old: old, in: &change)
+        }
+    }
+
+    /// Under the lock, after `range`, which held `old` in `oldCount` elements, was replaced:
+    /// records in `change` the followed indices that hold another element now. Only indices
+    /// from the range on can; after the range, only if the count changed. Each index's old
+    /// element is found in `old` or, shifted, in the new contents.
     @inlinable
     func recordFollowedChanges(
-        from before: [(index: Int, element: Element?)]?, in change: inout ArrayChange<Element>
+        replacing range: Range<Int>, old: [Element], oldCount: Int,
+        in change: inout ArrayChange<Element>
     ) {
-        guard let before else { return }
-        for (index, old) in before {
-            let new = index < storage.count ? storage[index] : nil
-            switch (old, new) {
-            case (nil, nil): continue
-            case (let old?, let new?) where !changeRule.isChange(from: old, to: new): continue
-            default:
-                change.followedPositions[index] = change.followedValues.count
-                change.followedValues.append(new)
-            }
+        let shift = storage.count - oldCount
+        let oldEnd = range.lowerBound + old.count
+        for index in followedIndices[followedIndices.firstPosition(notBelow: range.lowerBound)...] {
+            // Past both ends: unreachable before and after, and so is every later index.
+            if index >= oldCount && index >= storage.count { break }
+            // After the range, an unchanged count leaves every element where it was.
+            if shift == 0 && index >= oldEnd { break }
+            let before: Element? =
+                index >= oldCount
+                ? nil : index < oldEnd ? old[index - range.lowerBound] : storage[index + shift]
+            recordFollowed(index, old: before, in: &change)
+        }
+    }
+
+    /// Records `index` in `change` if the element there now differs from `old` (reachability
+    /// first, then the element type's rule).
+    @inlinable
+    func recordFollowed(_ index: Int, old: Element?, in change: inout ArrayChange<Element>) {
+        let new = index < storage.count ? storage[index] : nil
+        switch (old, new) {
+        case (nil, nil): return
+        case (let old?, let new?) where !changeRule.isChange(from: old, to: new): return
+        default: change.followed.append(index, new.map { $0 as Any })
         }
     }
 

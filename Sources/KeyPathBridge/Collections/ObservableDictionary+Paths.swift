@@ -6,6 +6,10 @@ import Transforms
 extension ObservableDictionary: CountedCollection {
     var countWhileLocked: Int { storage.count }
 
+    static func counts(of change: DictionaryChange<Key, Value>) -> (old: Int, new: Int) {
+        (change.oldCount, change.newCount)
+    }
+
     func attachPart(
         _ part: CollectionPart, receiver: Receiver?, group: ObjectIdentifier?,
         site: DeclarationSite, leadsOn: Bool, changed: @escaping PathLink.Changed, path: String

@@ -6,6 +6,10 @@ import Transforms
 extension ObservableSet: CountedCollection {
     var countWhileLocked: Int { storage.count }
 
+    static func counts(of change: SetChange<Element>) -> (old: Int, new: Int) {
+        (change.oldCount, change.newCount)
+    }
+
     func attachPart(
         _ part: CollectionPart, receiver: Receiver?, group: ObjectIdentifier?,
         site: DeclarationSite, leadsOn: Bool, changed: @escaping PathLink.Changed, path: String

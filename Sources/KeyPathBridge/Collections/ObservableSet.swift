@@ -11,7 +11,14 @@ public struct SetChange<Element: Hashable> {
     public let oldCount: Int
 
     /// The number of members after the change.
-    public var newCount: Int { oldCount + inserted.count - removed.count }
+    public let newCount: Int
+
+    init(inserted: Set<Element>, removed: Set<Element>, oldCount: Int) {
+        self.inserted = inserted
+        self.removed = removed
+        self.oldCount = oldCount
+        newCount = oldCount + inserted.count - removed.count
+    }
 
     /// Applies the change to `contents` (the contents before it).
     public func apply(to contents: inout Set<Element>) {

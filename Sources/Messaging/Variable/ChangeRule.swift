@@ -118,15 +118,10 @@ package struct ChangeRule<Value>: @unchecked Sendable {
     }
 
     private static func equality<E: Equatable>(_: E.Type) -> (Value, Value) -> Bool {
-        // `E` is `Value` at run time; only the compiler doesn't know it.
-        { lhs, rhs in
-            withUnsafePointer(to: lhs) { l in
-                withUnsafePointer(to: rhs) { r in
-                    UnsafeRawPointer(l).assumingMemoryBound(to: E.self).pointee
-                        == UnsafeRawPointer(r).assumingMemoryBound(to: E.self).pointee
-                }
-            }
-        }
+        // `E` is `Value` at run time; only the compiler doesn't know it. (A reinterpretation:
+        // this code is not specialized, and typed pointers would look up their generic
+        // metadata on every comparison.)
+        { lhs, rhs in unsafeBitCast(lhs, to: E.self) == unsafeBitCast(rhs, to: E.self) }
     }
 }
 
