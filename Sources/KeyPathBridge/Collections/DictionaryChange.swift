@@ -24,6 +24,7 @@ public enum KeyChange<Value> {
     }
 
     /// The change from `old` to `new` (nil: absent), or nil if both are absent.
+    @inlinable
     init?(from old: Value?, to new: Value?) {
         switch (old, new) {
         case (nil, nil): return nil
@@ -56,11 +57,16 @@ public struct DictionaryChange<Key: Hashable, Value> {
     public let oldCount: Int
     /// The dictionary's version after the change (its mutations are counted), for the
     /// observations of single keys to drop a change made before they started.
-    var version: UInt64 = 0
+    @usableFromInline var version: UInt64 = 0
+    /// The messengers of the observed keys the change touched (see
+    /// ObservableDictionary+Paths.swift), found as the dictionary mutates, for its dispatcher
+    /// to pass the change on to.
+    @usableFromInline nonisolated(unsafe) var watchers: [AnyObject] = []
 
     /// The number of entries after the change.
     public let newCount: Int
 
+    @inlinable
     init(keys: [Key: KeyChange<Value>], oldCount: Int, version: UInt64 = 0) {
         self.keys = keys
         self.oldCount = oldCount

@@ -78,7 +78,7 @@ extension ObservableDictionary: CountedCollection {
             },
             write: { [weak self] value, author in
                 guard let self, let value = value as? Value else { return false }
-                set([key: value], as: author)
+                setValue(value, forKey: key, as: author)
                 return true
             },
             ended: { [weak self, weak watcher] in
@@ -123,11 +123,15 @@ extension ObservableDictionary: CountedCollection {
         ended?.end()
     }
 
-    /// Passes a change on to the watchers of the keys it changed (one change at a time, in
-    /// order: the dictionary's deliveries are serial).
+    /// Passes a change on to the watchers of the keys it changed, found as the dictionary
+    /// mutated (one change at a time, in order: the dictionary's deliveries are serial). A
+    /// watcher made since then belongs to observations that started after the change; one
+    /// dropped since then has no observers left.
     private func dispatch(_ change: DictionaryChange<Key, Value>, from author: AnyAuthor) {
-        let watchers = core.lock.withLock { change.keys.keys.compactMap { keyWatchers[$0] } }
-        for watcher in watchers { watcher.core.send(change, from: author) }
+        for watcher in change.watchers {
+            unsafeDowncast(watcher, to: MessengerCore<DictionaryChange<Key, Value>>.self)
+                .send(change, from: author)
+        }
     }
 
     func attachEachElement(
@@ -149,8 +153,9 @@ extension ObservableDictionary: CountedCollection {
 
 extension ObservableDictionary {
     /// The messenger of one observed key's observations (guarded by the dictionary's lock).
+    @usableFromInline
     final class KeyWatcher: @unchecked Sendable {
-        let core = MessengerCore<DictionaryChange<Key, Value>>()
+        @usableFromInline let core = MessengerCore<DictionaryChange<Key, Value>>()
         @exclusivity(unchecked) var observations = 0
     }
 }

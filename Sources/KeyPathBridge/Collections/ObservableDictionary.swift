@@ -31,16 +31,16 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
 {
     // Guarded by the core's lock, with the messenger state: a mutation and the acceptance of
     // its message are one atomic step.
-    @exclusivity(unchecked) var storage: [Key: Value]
+    @usableFromInline @exclusivity(unchecked) var storage: [Key: Value]
     /// Counts the mutations, so that a batch commits only onto the contents it was made from.
-    @exclusivity(unchecked) var version: UInt64 = 0
+    @usableFromInline @exclusivity(unchecked) var version: UInt64 = 0
     /// The keys that paths observe, each with the messenger its observations are on (see
     /// ObservableDictionary+Paths.swift).
-    @exclusivity(unchecked) var keyWatchers: [Key: KeyWatcher] = [:]
+    @usableFromInline @exclusivity(unchecked) var keyWatchers: [Key: KeyWatcher] = [:]
     /// The one observation of the dictionary that passes each key's changes on to that key's
     /// watcher, while any key is watched.
     @exclusivity(unchecked) var dispatcher: ConnectionBase?
-    let changeRule: ChangeRule<Value>
+    @usableFromInline let changeRule: ChangeRule<Value>
 
     /// An empty dictionary.
     public override init() {
@@ -78,9 +78,10 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
 
     /// The value for `key`, or nil; setting nil removes the key. Setting sends a change (none
     /// if the value is the same).
+    @inlinable
     public subscript(key: Key) -> Value? {
         get { core.lock.withLock { storage[key] } }
-        set { set([key: newValue], as: self) }
+        set { setValue(newValue, forKey: key, as: self) }
     }
 
     /// The value for `key`, or `defaultValue` if it is absent.
@@ -89,15 +90,37 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
     }
 
     /// Sets the value for `key` and returns the old one, or nil if the key was absent.
-    @discardableResult
+    @inlinable @discardableResult
     public func updateValue(_ value: Value, forKey key: Key) -> Value? {
-        set([key: value], as: self)[key] ?? nil
+        setValue(value, forKey: key, as: self)
     }
 
     /// Removes `key` and returns its value, or nil if it was absent (then nothing is sent).
-    @discardableResult
+    @inlinable @discardableResult
     public func removeValue(forKey key: Key) -> Value? {
-        set([key: nil], as: self)[key] ?? nil
+        setValue(nil, forKey: key, as: self)
+    }
+
+    /// Sets the value for `key` (nil: removed) on behalf of `author` and sends the change
+    /// (none if the value is the same); returns the old value. Inlinable, as the methods that
+    /// call it: the common mutations are specialized in the caller.
+    @inlinable @discardableResult
+    func setValue(_ new: Value?, forKey key: Key, as author: AnyAuthor) -> Value? {
+        CollectionBatching.checkNotBatching(self)
+        var old: Value?
+        core.send(from: author) { () -> DictionaryChange<Key, Value>? in
+            old = storage[key]
+            guard let change = change(from: old, to: new) else { return nil }
+            let oldCount = storage.count
+            storage[key] = new
+            version &+= 1
+            var sent = DictionaryChange(keys: [key: change], oldCount: oldCount, version: version)
+            if !keyWatchers.isEmpty, let watcher = keyWatchers[key] {
+                sent.watchers = [watcher.core]
+            }
+            return sent
+        }
+        return old
     }
 
     /// Removes every entry: one message.
@@ -113,31 +136,9 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
         try mutate { try $0.merge(other, uniquingKeysWith: combine) }
     }
 
-    /// Sets each key of `entries` to its value (nil: removed) on behalf of `author`, in one step
-    /// and one message; returns the old values of the keys.
-    @discardableResult
-    func set(_ entries: [Key: Value?], as author: AnyAuthor) -> [Key: Value?] {
-        CollectionBatching.checkNotBatching(self)
-        var olds: [Key: Value?] = [:]
-        core.send(from: author) { () -> DictionaryChange<Key, Value>? in
-            var keys: [Key: KeyChange<Value>] = [:]
-            let oldCount = storage.count
-            for (key, new) in entries {
-                let old = storage[key]
-                olds[key] = .some(old)
-                guard let change = change(from: old, to: new) else { continue }
-                storage[key] = new
-                keys[key] = change
-            }
-            guard !keys.isEmpty else { return nil }
-            version &+= 1
-            return DictionaryChange(keys: keys, oldCount: oldCount, version: version)
-        }
-        return olds
-    }
-
     /// The change of a key from `old` to `new` (nil: absent), unless they are the same by the
     /// value type's rule.
+    @inlinable
     func change(from old: Value?, to new: Value?) -> KeyChange<Value>? {
         if let old, let new, !changeRule.isChange(from: old, to: new) { return nil }
         return KeyChange(from: old, to: new)
@@ -250,7 +251,9 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
                 let oldCount = storage.count
                 storage = batch.elements
                 version &+= 1
-                return DictionaryChange(keys: keys, oldCount: oldCount, version: version)
+                var sent = DictionaryChange(keys: keys, oldCount: oldCount, version: version)
+                sent.watchers = keys.keys.compactMap { keyWatchers[$0]?.core }
+                return sent
             }
             if committed { return result }
         }
