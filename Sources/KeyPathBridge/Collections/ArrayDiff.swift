@@ -1,19 +1,33 @@
 /// The change set between two arrays of `Hashable` elements, in expected O(n log n) time
 /// (Heckel's linking of elements that occur once in each, spread to equal neighbours, then the
 /// longest run of linked elements that kept their order): removals first (from the end), then
-/// insertions (from the start), and the linked elements that moved as moves.
+/// insertions (from the start), and the linked elements that moved as moves. Inlinable, so that
+/// it is specialized for the element type where `replaceAll(with:)` is called (generic code
+/// would look up metadata for every element).
+@usableFromInline
 struct ArrayDiff<Element: Hashable> {
     /// What the symbol table knows of one element: how often it occurs in each array, and
     /// where in the old one.
-    private struct Entry {
-        var oldCount = 0
-        var newCount = 0
-        var oldIndex = 0
+    @usableFromInline
+    struct Entry {
+        @usableFromInline var oldCount = 0
+        @usableFromInline var newCount = 0
+        @usableFromInline var oldIndex = 0
+
+        @inlinable init() {}
+
+        /// The element occurs (once more) at `index` in the old array.
+        @inlinable
+        mutating func occurs(atOld index: Int) {
+            oldCount += 1
+            oldIndex = index
+        }
     }
 
-    let edits: [ArrayEdit<Element>]
-    let moves: [ArrayBatchUpdates.Move]
+    @usableFromInline let edits: [ArrayEdit<Element>]
+    @usableFromInline let moves: [ArrayBatchUpdates.Move]
 
+    @inlinable
     init(from old: [Element], to new: [Element]) {
         let link = Self.links(from: old, to: new)
         // Linked old indices in the order of the new array; those in the longest increasing
@@ -27,7 +41,7 @@ struct ArrayDiff<Element: Hashable> {
         var keptNew = [Bool](repeating: false, count: new.count)
         var moves: [ArrayBatchUpdates.Move] = []
         for (position, pair) in linked.enumerated() {
-            if staying.contains(position) {
+            if staying[position] {
                 keptOld[pair.old] = true
                 keptNew[pair.new] = true
             } else {
@@ -64,12 +78,12 @@ struct ArrayDiff<Element: Hashable> {
     }
 
     /// For each new index, the old index of the same element it is linked to, if any.
-    private static func links(from old: [Element], to new: [Element]) -> [Int?] {
+    @inlinable
+    static func links(from old: [Element], to new: [Element]) -> [Int?] {
         var table: [Element: Entry] = [:]
         table.reserveCapacity(new.count)
         for (index, element) in old.enumerated() {
-            table[element, default: Entry()].oldCount += 1
-            table[element]?.oldIndex = index
+            table[element, default: Entry()].occurs(atOld: index)
         }
         for element in new { table[element, default: Entry()].newCount += 1 }
         var newLinks = [Int?](repeating: nil, count: new.count)
@@ -100,9 +114,10 @@ struct ArrayDiff<Element: Hashable> {
         return newLinks
     }
 
-    /// The positions in `values` of a longest strictly increasing subsequence (patience
+    /// Which positions of `values` are in a longest strictly increasing subsequence (patience
     /// sorting, O(n log n)).
-    private static func longestIncreasing(_ values: [Int]) -> Set<Int> {
+    @inlinable
+    static func longestIncreasing(_ values: [Int]) -> [Bool] {
         var tails: [Int] = []  // positions of the smallest tail of each length
         var previous = [Int](repeating: -1, count: values.count)
         for (position, value) in values.enumerated() {
@@ -115,10 +130,10 @@ struct ArrayDiff<Element: Hashable> {
             if low > 0 { previous[position] = tails[low - 1] }
             if low == tails.count { tails.append(position) } else { tails[low] = position }
         }
-        var result: Set<Int> = []
+        var result = [Bool](repeating: false, count: values.count)
         var position = tails.last ?? -1
         while position >= 0 {
-            result.insert(position)
+            result[position] = true
             position = previous[position]
         }
         return result
@@ -134,6 +149,7 @@ extension ObservableArray where Element: Hashable {
     /// ```swift
     /// todos.replaceAll(with: fetched)   // a view animates the difference
     /// ```
+    @inlinable
     public func replaceAll<New: Sequence<Element>>(
         with newElements: New, as author: AnyAuthor? = nil
     ) {

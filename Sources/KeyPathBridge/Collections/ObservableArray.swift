@@ -106,6 +106,7 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
 
     /// Applies `change`, made from the contents at `version`, if the array is still at that
     /// version; false if another mutation came first.
+    @usableFromInline
     func commit(
         _ contents: [Element], edits: [ArrayEdit<Element>], moves: [ArrayBatchUpdates.Move] = [],
         ifAt version: UInt64, as author: AnyAuthor
@@ -179,6 +180,7 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
     }
 
     /// The contents and their version, read together.
+    @usableFromInline
     var versionedContents: (contents: [Element], version: UInt64) {
         core.lock.withLock { (storage, version) }
     }

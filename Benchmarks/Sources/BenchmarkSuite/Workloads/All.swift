@@ -25,6 +25,7 @@ enum Workloads {
             w11Collections(),
             w11Append(),
             w11Dictionary(),
+            w11Diff(),
         ]
     }
 }
