@@ -44,6 +44,15 @@ protocol PathCollection: AnyObject {
         following rest: [PathComponent], receiver: Receiver?, site: DeclarationSite,
         changed: @escaping PathLink.Changed
     ) -> PathLink
+
+    /// The declaration sites of the running observations of the collection and of its parts
+    /// (for ``Inspector``).
+    var observationSitesOfParts: [DeclarationSite] { get }
+}
+
+extension PathCollection where Self: ObservableObject {
+    /// Every part is observed through the collection's own messenger.
+    var observationSitesOfParts: [DeclarationSite] { observationSites }
 }
 
 /// The key (or member) of type `Key` that a string path's component names on a collection of

@@ -97,7 +97,8 @@ extension ObservableDictionary: CountedCollection {
             return (watcher, dispatcher == nil)
         }
         guard needsDispatcher else { return watcher }
-        let made = core.connect(receiver: nil, site: site) { [weak self] change, author in
+        let made = core.connect(receiver: nil, site: Self.dispatcherSite) {
+            [weak self] change, author in
             self?.dispatch(change, from: author)
         }
         let extra = core.lock.withLock { () -> ConnectionBase? in
@@ -121,6 +122,19 @@ extension ObservableDictionary: CountedCollection {
             return dispatcher
         }
         ended?.end()
+    }
+
+    /// The sites of the dictionary's observations, without its dispatcher (Herald's own), and
+    /// of its keys' observations.
+    var observationSitesOfParts: [DeclarationSite] {
+        let watchers = core.lock.withLock { Array(keyWatchers.values) }
+        return observationSites.filter { $0 != Self.dispatcherSite }
+            + watchers.flatMap(\.core.observationSites)
+    }
+
+    /// The declaration site of the dispatcher's observation.
+    private static var dispatcherSite: DeclarationSite {
+        DeclarationSite(fileID: #fileID, line: 0)
     }
 
     /// Passes a change on to the watchers of the keys it changed, found as the dictionary

@@ -27,12 +27,12 @@ public struct Inspector<Object: AnyObject> {
         self.object = object
     }
 
-    /// Every observable property of the object, in declaration order (superclass properties
-    /// last), with its running observations.
+    /// Every observable property of the object, and every observable collection it holds in a
+    /// `let` property, in declaration order (superclass properties last), with its running
+    /// observations (a collection's include those of its parts: `count`, elements, keys).
     public var properties: [PropertyReport] {
-        ObservableProperties.all(of: object).map { property in
-            PropertyReport(
-                name: property.name, observationSites: property.property.observationSites)
+        ObservableProperties.observationSites(of: object).map {
+            PropertyReport(name: $0.name, observationSites: $0.sites)
         }
     }
 
@@ -61,12 +61,19 @@ public struct Inspector<Object: AnyObject> {
         }
     }
 
-    /// The number of running observations of the observable property `name`.
+    /// The number of running observations of the observable property `name` (or of the
+    /// observable collection, with its parts, that the `let` property `name` holds).
     ///
     /// - Throws: ``PathError/unknownProperty(_:type:path:known:)`` if the object has no
-    ///   observable property of that name.
+    ///   observable property or collection of that name.
     public func observationCount(of name: String) throws(PathError) -> Int {
-        try variable(name).observationCount
+        let properties = properties
+        guard let property = properties.first(where: { $0.name == name }) else {
+            throw .unknownProperty(
+                name, type: String(describing: type(of: object)), path: name,
+                known: properties.map(\.name))
+        }
+        return property.observationCount
     }
 
     /// Calls `handler` whenever the observable property `name` becomes observed (its first

@@ -32,6 +32,31 @@ enum ObservableProperties {
         return found
     }
 
+    /// Every observable property and every stored observable collection of `object` (what a
+    /// string path can name), in declaration order (superclass properties last), with the
+    /// declaration sites of their running observations (a collection's include those of its
+    /// parts).
+    static func observationSites(of object: AnyObject) -> [(name: String, sites: [DeclarationSite])]
+    {
+        var found: [(name: String, sites: [DeclarationSite])] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            for child in current.children {
+                guard let label = child.label else { continue }
+                if let property = child.value as? any ObservableProperty {
+                    found.append((label, property.observationSites))
+                } else if let wrapper = child.value as? AnyObservableVar {
+                    let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                    found.append((name, wrapper.anyProperty.observationSites))
+                } else if let collection = child.value as? any PathCollection {
+                    found.append((label, collection.observationSitesOfParts))
+                }
+            }
+            mirror = current.superclassMirror
+        }
+        return found
+    }
+
     /// What a string path's component is on an object.
     enum Resolved {
         /// One observable property.

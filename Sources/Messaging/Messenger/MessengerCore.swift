@@ -402,7 +402,7 @@ package final class MessengerCore<Message>: @unchecked Sendable {
 
     package var observationCount: Int { lock.withLock { state.connections.liveCount } }
 
-    var observationSites: [DeclarationSite] {
+    package var observationSites: [DeclarationSite] {
         lock.withLock { state.connections.live.map(\.site) }
     }
 
