@@ -26,6 +26,7 @@ enum Workloads {
             w11Append(),
             w11Dictionary(),
             w11Diff(),
+            w11IndexMemory(),
         ]
     }
 }

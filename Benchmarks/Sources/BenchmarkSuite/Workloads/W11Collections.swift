@@ -304,3 +304,34 @@ func w11Dictionary() -> Workload {
             },
         ])
 }
+
+/// W11-index-memory: memory per index-following observation, `observe(lists, numbers.#i)`
+/// (typed): 10,000 observations of distinct indices of one array of 10,000 Ints start. Reported
+/// as W7 is: bytes per observation (net allocated while the observations start), mallocs and
+/// ns per observation start. The issue asks for the figure, with no target.
+func w11IndexMemory() -> Workload {
+    let observations = 10_000
+    return Workload(
+        id: "W11-index-memory", summary: "memory per index-following observation (10,000)",
+        operations: observations, unit: "observation", reportsBytes: true,
+        notApplicable: [
+            .raw: "no hand-written reference: the figure is a number of bytes",
+            .openCombine: "OpenCombine has no path into a collection",
+            .observation: "Observation has no lasting observation to count",
+        ],
+        cases: [
+            Case(.herald) {
+                let counter = Counter()
+                let lists = HeraldLists(numbers: Array(0..<observations))
+                let observer = HeraldObserver()
+                return {
+                    for index in 0..<observations {
+                        observer.observe(
+                            lists, PropertyPath(\HeraldLists.numbers).appendingElement(at: index)
+                        ) { counter.value &+= $0 ?? 0 }
+                    }
+                    return lists.numbers.observationCount
+                }
+            }
+        ])
+}
