@@ -27,9 +27,11 @@ struct ArrayDiff<Element: Hashable> {
     @usableFromInline let edits: [ArrayEdit<Element>]
     @usableFromInline let moves: [ArrayBatchUpdates.Move]
 
+    /// The change set from `old` to `new`; elements that are equal but not the same by `rule`
+    /// (other objects that are `==`) are not linked: they are removed and inserted.
     @inlinable
-    init(from old: [Element], to new: [Element]) {
-        let link = Self.links(from: old, to: new)
+    init(from old: [Element], to new: [Element], rule: ChangeRule<Element>) {
+        let link = Self.links(from: old, to: new, rule: rule)
         // Linked old indices in the order of the new array; those in the longest increasing
         // subsequence stay, the other linked ones move.
         var linked: [(new: Int, old: Int)] = []
@@ -79,7 +81,11 @@ struct ArrayDiff<Element: Hashable> {
 
     /// For each new index, the old index of the same element it is linked to, if any.
     @inlinable
-    static func links(from old: [Element], to new: [Element]) -> [Int?] {
+    static func links(from old: [Element], to new: [Element], rule: ChangeRule<Element>)
+        -> [Int?]
+    {
+        // Hash equality is `==`; only for objects does the rule say more (`===`).
+        let checksIdentity = ChangeRule<Element>.isObjectReference
         var table: [Element: Entry] = [:]
         table.reserveCapacity(new.count)
         for (index, element) in old.enumerated() {
@@ -89,9 +95,9 @@ struct ArrayDiff<Element: Hashable> {
         var newLinks = [Int?](repeating: nil, count: new.count)
         var oldLinked = [Bool](repeating: false, count: old.count)
         for (index, element) in new.enumerated() {
-            guard let entry = table[element], entry.oldCount == 1, entry.newCount == 1 else {
-                continue
-            }
+            guard let entry = table[element], entry.oldCount == 1, entry.newCount == 1,
+                !checksIdentity || !rule.isChange(from: old[entry.oldIndex], to: element)
+            else { continue }
             newLinks[index] = entry.oldIndex
             oldLinked[entry.oldIndex] = true
         }
@@ -99,14 +105,16 @@ struct ArrayDiff<Element: Hashable> {
         for index in new.indices.dropLast() {
             guard let oldIndex = newLinks[index], oldIndex + 1 < old.count,
                 newLinks[index + 1] == nil, !oldLinked[oldIndex + 1],
-                old[oldIndex + 1] == new[index + 1]
+                old[oldIndex + 1] == new[index + 1],
+                !checksIdentity || !rule.isChange(from: old[oldIndex + 1], to: new[index + 1])
             else { continue }
             newLinks[index + 1] = oldIndex + 1
             oldLinked[oldIndex + 1] = true
         }
         for index in new.indices.dropFirst().reversed() {
             guard let oldIndex = newLinks[index], oldIndex > 0, newLinks[index - 1] == nil,
-                !oldLinked[oldIndex - 1], old[oldIndex - 1] == new[index - 1]
+                !oldLinked[oldIndex - 1], old[oldIndex - 1] == new[index - 1],
+                !checksIdentity || !rule.isChange(from: old[oldIndex - 1], to: new[index - 1])
             else { continue }
             newLinks[index - 1] = oldIndex - 1
             oldLinked[oldIndex - 1] = true
@@ -157,8 +165,9 @@ extension ObservableArray where Element: Hashable {
         CollectionBatching.checkNotBatching(self)
         while true {
             let (old, version) = versionedContents
-            guard old != new else { return }
-            let diff = ArrayDiff(from: old, to: new)
+            // The same elements by the array's rule (`===` for objects, not their `==`).
+            if old.count == new.count, isSame(old, new) { return }
+            let diff = ArrayDiff(from: old, to: new, rule: changeRule)
             if commit(new, edits: diff.edits, moves: diff.moves, ifAt: version, as: author ?? self)
             {
                 return

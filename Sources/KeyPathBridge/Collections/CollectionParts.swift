@@ -89,12 +89,9 @@ func checkGoesOn(
     }
 }
 
-/// A collection change that knows the count before and after it.
+/// A collection change (whose counts before and after it the collection reads:
+/// ``CountedCollection/counts(of:)``).
 protocol CountedChange {
-    /// The number of elements before the change.
-    var oldCount: Int { get }
-    /// The number of elements after the change.
-    var newCount: Int { get }
     /// A change that changes nothing, from `count` elements (the value of an any-mutation
     /// part before the first change).
     static func none(count: Int) -> Self

@@ -60,8 +60,11 @@ public struct DictionaryChange<Key: Hashable, Value> {
     @usableFromInline var version: UInt64 = 0
     /// The messengers of the observed keys the change touched (see
     /// ObservableDictionary+Paths.swift), found as the dictionary mutates, for its dispatcher
-    /// to pass the change on to.
+    /// to pass the change on to; and that dictionary. (Messengers are thread-safe objects:
+    /// `nonisolated(unsafe)` only because they are held as `AnyObject`, so that the dispatcher
+    /// needs no generic metadata to reach them.)
     @usableFromInline nonisolated(unsafe) var watchers: [AnyObject] = []
+    @usableFromInline var origin: ObjectIdentifier?
 
     /// The number of entries after the change.
     public let newCount: Int

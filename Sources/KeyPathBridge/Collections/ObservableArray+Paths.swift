@@ -38,7 +38,7 @@ extension ObservableArray: CountedCollection {
 
     /// The link of `#index`: the element at that index, whichever it is, or unreachable past
     /// the end. The array works out, as it mutates, which followed indices now hold another
-    /// element (``ArrayChange/followedElements``).
+    /// element (`ArrayChange.followed`).
     private func indexLink(
         _ index: Int, receiver: Receiver?, group: ObjectIdentifier?, site: DeclarationSite,
         leadsOn: Bool, changed: @escaping PathLink.Changed
@@ -159,7 +159,8 @@ extension ObservableArray: CountedCollection {
     /// An index-following link ended.
     private func stopFollowing(_ index: Int) {
         core.lock.withLock {
-            guard let slot = followedIndices.firstIndex(of: index) else { return }
+            let slot = followedIndices.firstPosition(notBelow: index)
+            guard slot < followedIndices.count, followedIndices[slot] == index else { return }
             if followerCounts[slot] > 1 {
                 followerCounts[slot] -= 1
             } else {

@@ -141,7 +141,13 @@ extension ObservableDictionary: CountedCollection {
     /// mutated (one change at a time, in order: the dictionary's deliveries are serial). A
     /// watcher made since then belongs to observations that started after the change; one
     /// dropped since then has no observers left.
+    /// Only this dictionary's own changes, each once: a change sent through the messenger's
+    /// public `send` (another dictionary's, or an old one again) reaches no key.
     private func dispatch(_ change: DictionaryChange<Key, Value>, from author: AnyAuthor) {
+        guard change.origin == ObjectIdentifier(self), change.version > dispatchedVersion else {
+            return
+        }
+        dispatchedVersion = change.version
         for watcher in change.watchers {
             unsafeDowncast(watcher, to: MessengerCore<DictionaryChange<Key, Value>>.self)
                 .send(change, from: author)

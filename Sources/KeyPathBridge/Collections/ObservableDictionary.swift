@@ -40,6 +40,9 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
     /// The one observation of the dictionary that passes each key's changes on to that key's
     /// watcher, while any key is watched.
     @exclusivity(unchecked) var dispatcher: ConnectionBase?
+    /// The version of the last change the dispatcher passed on (touched only by it: the
+    /// dictionary's deliveries are serial).
+    @exclusivity(unchecked) var dispatchedVersion: UInt64 = 0
     @usableFromInline let changeRule: ChangeRule<Value>
 
     /// An empty dictionary.
@@ -117,6 +120,7 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
             var sent = DictionaryChange(keys: [key: change], oldCount: oldCount, version: version)
             if !keyWatchers.isEmpty, let watcher = keyWatchers[key] {
                 sent.watchers = [watcher.core]
+                sent.origin = ObjectIdentifier(self)
             }
             return sent
         }
@@ -253,6 +257,7 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
                 version &+= 1
                 var sent = DictionaryChange(keys: keys, oldCount: oldCount, version: version)
                 sent.watchers = keys.keys.compactMap { keyWatchers[$0]?.core }
+                sent.origin = ObjectIdentifier(self)
                 return sent
             }
             if committed { return result }

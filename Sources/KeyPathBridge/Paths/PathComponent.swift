@@ -35,10 +35,10 @@ struct PathComponent: @unchecked Sendable {
             _ site: DeclarationSite, _ leadsOn: Bool, _ changed: @escaping PathLink.Changed
         ) throws(PathError) -> PathLink
 
-    /// For a typed component whose property is a variable, declared where its value type is
-    /// known (``TypedHandlers``): `attach` at the end of a path, whose typed end is `end` and
-    /// whose observation of this level is tagged `tag`. A change of the variable then reaches
-    /// the end without the engine's hop and without type erasure when the wiring lets it
+    /// For a typed component whose property is a variable or a collection's part, declared
+    /// where its value type is known (``TypedHandlers``): `attach` at the end of a path, whose
+    /// typed end is `end` and whose observation of this level is tagged `tag`. A change then
+    /// reaches the end without the engine's hop when the wiring lets it
     /// (``PathWiring/beginDirectChange(tag:from:)``), else goes to `changed`. Nil: use `attach`.
     private(set) var attachAsEnd:
         (
@@ -122,7 +122,7 @@ struct PathComponent: @unchecked Sendable {
         guard isVariable, let handlers else { return }
         attachAsEnd = { object, receiver, site, end, tag, changed in
             link(object, receiver, nil, site, false) { variable in
-                handlers.direct(end, tag, variable, changed) ?? relay(false, changed)
+                handlers.direct(end, tag, variable, changed)
             }
         }
     }
@@ -140,7 +140,7 @@ extension PathComponent {
         component.attachAsEnd = { object, receiver, site, end, tag, changed throws(PathError) in
             try attach(
                 object, receiver, nil, site, false,
-                handlers.directPart(end, tag, changed) ?? changed)
+                handlers.directPart(end, tag, changed))
         }
         return component
     }
@@ -159,34 +159,35 @@ struct TypedHandlers<Value> {
             Update<Value>, AnyAuthor
         ) -> Void
 
-    /// Makes the handler of the variable at the end of a typed path, or nil if `end` is not the
-    /// typed end of a path to `Value`: each change is published by the end directly when the
-    /// wiring lets it (compared by the variable's rule, which is `Value`'s), else goes to
-    /// `changed` (through the engine).
+    /// Makes the handler of the variable at the end of a typed path: each change is published
+    /// by the end directly when the wiring lets it (compared by the variable's rule, which is
+    /// `Value`'s), else goes to `changed` (through the engine); if `end` is not the typed end
+    /// of a path to `Value`, each goes to `changed`. (Not an optional: a closure in an optional
+    /// is called through reabstraction thunks.)
     @usableFromInline
     let direct:
         (
             _ end: AnyObject, _ tag: PathWiring.Tag, _ variable: AnyObject,
             _ changed: @escaping (Any, AnyObject?, AnyAuthor) -> Void
-        ) -> ((Update<Value>, AnyAuthor) -> Void)?
+        ) -> (Update<Value>, AnyAuthor) -> Void
 
     /// Makes what a collection part at the end of a typed path to `Value` calls for each
-    /// change, or nil if `end` is not the typed end of such a path: each new value (nil:
-    /// unreachable) is published by the end directly when the wiring lets it (compared by
-    /// `Value`'s rule, the end type's; a part has no rule of its own), else goes to `changed`
-    /// (through the engine).
+    /// change: each new value (nil: unreachable) is published by the end directly when the
+    /// wiring lets it (compared by `Value`'s rule, the end type's; a part has no rule of its
+    /// own), else goes to `changed` (through the engine); `changed` itself if `end` is not the
+    /// typed end of such a path.
     @usableFromInline
     let directPart:
         (
             _ end: AnyObject, _ tag: PathWiring.Tag,
             _ changed: @escaping (Any?, AnyObject?, AnyAuthor) -> Void
-        ) -> ((Any?, AnyObject?, AnyAuthor) -> Void)?
+        ) -> (Any?, AnyObject?, AnyAuthor) -> Void
 
     @inlinable
     init() {
         directPart = { end, tag, changed in
             guard Value.self != Any.self, let tracker = end as? PathTracker<Value> else {
-                return nil
+                return changed
             }
             let rule = ChangeRule<Value>()
             let wiring = tracker.wiring
@@ -199,14 +200,17 @@ struct TypedHandlers<Value> {
                 wiring.endDirectChange()
             }
         }
-        relay = { changed in
-            { update, author in changed(update.new, nil, author) }
-        }
+        let relay:
+            (@escaping (Any, AnyObject?, AnyAuthor) -> Void) -> (Update<Value>, AnyAuthor)
+                -> Void = { changed in
+                    { update, author in changed(update.new, nil, author) }
+                }
+        self.relay = relay
         direct = { end, tag, variable, changed in
             // A `Var<Any>`'s own rule (every set is a change) is not the end type's (what the
             // values hold): such a path takes the engine's way.
             guard Value.self != Any.self, let tracker = end as? PathTracker<Value> else {
-                return nil
+                return relay(changed)
             }
             // `attachAsEnd` passes only a variable of `Value` (a `Variable` is final).
             let rule = unsafeDowncast(variable, to: Variable<Value>.self).changeRule

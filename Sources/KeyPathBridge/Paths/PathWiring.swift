@@ -166,8 +166,9 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     }
 
     /// Lets the calling thread handle a change of the end property itself, now, without the
-    /// engine's hop (the typed end of a path whose end property is a variable calls it from the
-    /// variable's message; see ``PathComponent/attachAsEnd``): true if the engine handles no
+    /// engine's hop (the typed end of a path whose end property is a variable or a collection's
+    /// part calls it from that property's message; see ``PathComponent/attachAsEnd``): true if
+    /// the engine handles no
     /// other event and none waits, the change's observation (`tag`) is current, and the path
     /// runs. Then the caller publishes the end value and calls ``endDirectChange()``; events sent
     /// meanwhile wait their turn. False: send the change through the engine (which handles

@@ -53,7 +53,7 @@ package struct ChangeRule<Value>: @unchecked Sendable {
     /// object's address (or, for `nil` at some depth, a value no object has), so comparing first
     /// words is `===` with `nil` handled.
     @usableFromInline
-    static var isObjectReference: Bool {
+    package static var isObjectReference: Bool {
         var type: Any.Type = Value.self
         while let optional = type as? any _OptionalType.Type { type = optional._wrappedType }
         return type is AnyObject.Type
