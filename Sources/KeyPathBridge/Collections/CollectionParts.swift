@@ -171,12 +171,16 @@ final class CollectionPartLink: PathLink {
     /// then observes nothing, and that is not an observation that ended.
     @exclusivity(unchecked) private var isFinished = false
     @exclusivity(unchecked) private var isEnded = false
+    /// Whether the part is lost when its observation is ended from the collection's side (an
+    /// object-following element, whose position only the observation knew).
+    private let isLostWhenUnobserved: Bool
 
     init(
         _ collection: AnyObject, connection: ConnectionBase,
         start: (value: Any?, next: AnyObject?),
         current: @escaping () -> (value: Any?, next: AnyObject?),
-        write: ((Any, AnyAuthor) -> Bool)? = nil, ended: @escaping () -> Void = {}
+        write: ((Any, AnyAuthor) -> Bool)? = nil, ended: @escaping () -> Void = {},
+        lostWhenUnobserved: Bool = false
     ) {
         self.collection = collection
         self.connection = connection
@@ -184,6 +188,7 @@ final class CollectionPartLink: PathLink {
         self.current = current
         writer = write
         self.ended = ended
+        isLostWhenUnobserved = lostWhenUnobserved
     }
 
     override func takeStart() -> (value: Any?, next: AnyObject?) {
@@ -193,7 +198,12 @@ final class CollectionPartLink: PathLink {
     override func read() -> Any? { current().value }
     override func next() -> AnyObject? { current().next }
     override var isObserving: Bool { lock.withLock { isFinished } || connection.isActive }
-    override var isAlive: Bool { collection != nil }
+    override var isAlive: Bool {
+        guard collection != nil else { return false }
+        // Ended from the collection's side (it stopped being observed): a part that only the
+        // observation could follow is gone; observed again, it would be another one.
+        return !isLostWhenUnobserved || connection.isActive || lock.withLock { isFinished }
+    }
 
     override func end() {
         connection.end()

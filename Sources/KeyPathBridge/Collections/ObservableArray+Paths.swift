@@ -106,7 +106,7 @@ extension ObservableArray: CountedCollection {
             current: { [weak self] in
                 guard self != nil, follow.isInArray else { return (nil, nil) }
                 return (element, shape.object(in: element))
-            })
+            }, lostWhenUnobserved: true)
         link = made
         return made
     }

@@ -90,24 +90,41 @@ extension ObservableDictionary: CountedCollection {
     /// The watcher of `key`, made if needed, with one more observation; the dispatcher runs
     /// from now on.
     private func watch(_ key: Key, site: DeclarationSite) -> KeyWatcher {
-        let (watcher, needsDispatcher) = core.lock.withLock { () -> (KeyWatcher, Bool) in
+        let watcher = core.lock.withLock { () -> KeyWatcher in
             let watcher = keyWatchers[key] ?? KeyWatcher()
             keyWatchers[key] = watcher
             watcher.observations += 1
-            return (watcher, dispatcher == nil)
+            return watcher
         }
-        guard needsDispatcher else { return watcher }
-        let made = core.connect(receiver: nil, site: Self.dispatcherSite) {
+        startDispatcherIfNeeded()
+        return watcher
+    }
+
+    /// Starts the dispatcher if a key is watched and it does not run: at the first watcher,
+    /// and again when the dictionary stopped being observed (`stopBeingObserved()` ends the
+    /// dispatcher's observation too; the keys' observations, on their own messengers, go on,
+    /// and they see the changes made from then on, as a path that observes a property again
+    /// does).
+    fileprivate func startDispatcherIfNeeded() {
+        let receiver = core.lock.withLock { () -> Receiver? in
+            guard !keyWatchers.isEmpty, dispatcher?.isActive != true else { return nil }
+            if let receiver = dispatchReceiver { return receiver }
+            let restart = WeakDispatching(self)
+            let made = Receiver { restart.collection?.startDispatcherIfNeeded() }
+            dispatchReceiver = made
+            return made
+        }
+        guard let receiver else { return }
+        let made = core.connect(receiver: receiver, site: Self.dispatcherSite) {
             [weak self] change, author in
             self?.dispatch(change, from: author)
         }
         let extra = core.lock.withLock { () -> ConnectionBase? in
-            guard dispatcher == nil, !keyWatchers.isEmpty else { return made }
+            guard dispatcher?.isActive != true, !keyWatchers.isEmpty else { return made }
             dispatcher = made
             return nil
         }
         extra?.end()
-        return watcher
     }
 
     /// One observation of `key` ended: the watcher goes with its last, and the dispatcher with
@@ -168,6 +185,24 @@ extension ObservableDictionary: CountedCollection {
                 })
             return (connection, contents)
         }
+    }
+}
+
+/// A collection whose dispatcher (the one observation that feeds its parts' messengers) can
+/// be started again.
+private protocol Dispatching: AnyObject {
+    func startDispatcherIfNeeded()
+}
+
+extension ObservableDictionary: Dispatching {}
+
+/// A collection held weakly, for its dispatcher's receiver to start it again (not generic: a
+/// `Sendable` closure captures it).
+private final class WeakDispatching: @unchecked Sendable {
+    weak var collection: (any Dispatching)?
+
+    init(_ collection: any Dispatching) {
+        self.collection = collection
     }
 }
 

@@ -40,6 +40,9 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
     /// The one observation of the dictionary that passes each key's changes on to that key's
     /// watcher, while any key is watched.
     @exclusivity(unchecked) var dispatcher: ConnectionBase?
+    /// Owns the dispatcher's observation, to start it again when it is ended from the
+    /// dictionary's side (made with the first dispatcher).
+    @exclusivity(unchecked) var dispatchReceiver: Receiver?
     /// The version of the last change the dispatcher passed on (touched only by it: the
     /// dictionary's deliveries are serial).
     @exclusivity(unchecked) var dispatchedVersion: UInt64 = 0

@@ -151,9 +151,19 @@ final class PathTracker<Value>: PathEnd, @unchecked Sendable {
     @usableFromInline let wiring: PathWiring
     @usableFromInline let output: MessengerCore<Update<Value?>>
     /// For end values whose end property has no rule of its own: a typed path's end type's
-    /// rule (for `Value?`, so a reachable nil is not unreachable); nil for a string path.
+    /// rule (for `Value?`, so a reachable nil is not unreachable); nil for a string path, and
+    /// for a typed path to `Any` or `Any?`, whose values compare by what they hold.
     private let typedRule: ChangeRule<Value?>? =
-        Value.self == Any.self ? nil : ChangeRule<Value?>()
+        comparesHeldValues ? nil : ChangeRule<Value?>()
+
+    /// Whether end values compare by what they hold, as a string path's do: `Value` is `Any`,
+    /// or an optional of it, a type that says nothing of its values (its own rule would count
+    /// every value as a change).
+    @usableFromInline static var comparesHeldValues: Bool {
+        var type: Any.Type = Value.self
+        while let optional = type as? any _OptionalType.Type { type = optional._wrappedType }
+        return type == Any.self
+    }
     /// A string path's end value is `Any`, compared by what it holds (after reachability), so
     /// that equal values never fire there either.
     private static var heldValueRule: ChangeRule<Any> { .comparingHeldValues }

@@ -186,9 +186,9 @@ struct TypedHandlers<Value> {
     @inlinable
     init() {
         directPart = { end, tag, changed in
-            guard Value.self != Any.self, let tracker = end as? PathTracker<Value> else {
-                return changed
-            }
+            // `Any` and `Any?` compare what the values hold: the engine's way.
+            guard let tracker = end as? PathTracker<Value>, !PathTracker<Value>.comparesHeldValues
+            else { return changed }
             let rule = ChangeRule<Value>()
             let wiring = tracker.wiring
             return { value, next, author in
@@ -208,10 +208,9 @@ struct TypedHandlers<Value> {
         self.relay = relay
         direct = { end, tag, variable, changed in
             // A `Var<Any>`'s own rule (every set is a change) is not the end type's (what the
-            // values hold): such a path takes the engine's way.
-            guard Value.self != Any.self, let tracker = end as? PathTracker<Value> else {
-                return relay(changed)
-            }
+            // values hold): such a path takes the engine's way, as one to `Any?` does.
+            guard let tracker = end as? PathTracker<Value>, !PathTracker<Value>.comparesHeldValues
+            else { return relay(changed) }
             // `attachAsEnd` passes only a variable of `Value` (a `Variable` is final).
             let rule = unsafeDowncast(variable, to: Variable<Value>.self).changeRule
             let wiring = tracker.wiring
