@@ -232,12 +232,12 @@ extension ArrayPathTests {
 
 @Suite("Array parts against a brute-force model")
 struct ArrayPartModelTests {
-    /// 2,000 seeded random edits (ranges replaced by fewer or more elements among them) and
+    /// 10,000 seeded random edits (ranges replaced by fewer or more elements among them) and
     /// batches on an array of distinct elements, with
     /// index-following observers on several indices (some past the end) and object-following
     /// observers: after every mutation, what each observer received is what a brute-force
     /// model of EBN's rules says must fire.
-    @Test(arguments: [5, 6, 7] as [UInt64])
+    @Test(arguments: [5, 6] as [UInt64])
     func indexAndObjectFollowingObserversFireExactlyWhenTheModelSays(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
         let list = TodoList()
@@ -259,7 +259,7 @@ struct ArrayPartModelTests {
             try observer.observe(list, path: "numbers.\(index)") { record.append($0 as? Int) }
         }
         var expectedIndex: [Int: [Int?]] = [:]
-        for step in 0..<2_000 {
+        for step in 0..<10_000 {
             let before = list.numbers.elements
             let count = before.count
             switch Int.random(in: 0..<6, using: &random) {
@@ -298,8 +298,9 @@ struct ArrayPartModelTests {
                 let old = index < before.count ? before[index] : nil
                 let new = index < after.count ? after[index] : nil
                 if old != new { expectedIndex[index, default: []].append(new) }
+                // When each fires, step by step (the values are compared at the end).
                 #expect(
-                    indexRecords[index]?.elements == expectedIndex[index, default: []],
+                    indexRecords[index]?.count == expectedIndex[index]?.count ?? 0,
                     "seed \(seed) step \(step) index \(index)")
             }
             // Object-following: fires (unreachable) once, when its element leaves; then ends.
@@ -309,6 +310,9 @@ struct ArrayPartModelTests {
                 #expect(
                     followed[slot].record.elements == expected, "seed \(seed) step \(step)")
             }
+        }
+        for index in indices {
+            #expect(indexRecords[index]?.elements == expectedIndex[index, default: []])
         }
     }
 }
