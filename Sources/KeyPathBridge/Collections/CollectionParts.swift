@@ -198,6 +198,12 @@ final class CollectionPartLink: PathLink {
     override func read() -> Any? { current().value }
     override func next() -> AnyObject? { current().next }
     override var isObserving: Bool { lock.withLock { isFinished } || connection.isActive }
+    /// The collection: a path that observes the same part of it again ends at the same
+    /// property (it tells no binding). Not for a part that only its observation could follow
+    /// (an object-following element): attached again, it is another one.
+    override var identity: ObjectIdentifier? {
+        isLostWhenUnobserved ? nil : collection.map(ObjectIdentifier.init)
+    }
     override var isAlive: Bool {
         guard collection != nil else { return false }
         // Ended from the collection's side (it stopped being observed): a part that only the

@@ -60,11 +60,12 @@ public struct DictionaryChange<Key: Hashable, Value> {
     @usableFromInline var version: UInt64 = 0
     /// The messengers of the observed keys the change touched (see
     /// ObservableDictionary+Paths.swift), found as the dictionary mutates, for its dispatcher
-    /// to pass the change on to; and that dictionary. (Messengers are thread-safe objects:
-    /// `nonisolated(unsafe)` only because they are held as `AnyObject`, so that the dispatcher
-    /// needs no generic metadata to reach them.)
+    /// to pass the change on to; and that dictionary's mark (an object of its own, not its
+    /// address, which another dictionary may have once it is gone). (Messengers are
+    /// thread-safe objects: `nonisolated(unsafe)` only because they are held as `AnyObject`,
+    /// so that the dispatcher needs no generic metadata to reach them.)
     @usableFromInline nonisolated(unsafe) var watchers: [AnyObject] = []
-    @usableFromInline var origin: ObjectIdentifier?
+    @usableFromInline var origin: ChangeOrigin?
 
     /// The number of entries after the change.
     public let newCount: Int
@@ -99,4 +100,10 @@ extension DictionaryChange: Sendable where Key: Sendable, Value: Sendable {}
 
 extension DictionaryChange: CountedChange {
     static func none(count: Int) -> Self { DictionaryChange(keys: [:], oldCount: count) }
+}
+
+/// The mark of the collection a change came from (compared by identity).
+@usableFromInline
+final class ChangeOrigin: Sendable {
+    @usableFromInline init() {}
 }

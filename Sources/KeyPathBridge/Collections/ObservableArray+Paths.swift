@@ -184,32 +184,32 @@ final class ElementFollowing: @unchecked Sendable {
     /// Whether the element is still in the array.
     var isInArray: Bool { lock.withLock { position != nil } }
 
-    /// Follows the element through `change`; true when it left the array in it. A replacement
-    /// that puts the same element back (by `rule`) in the range it replaced keeps it (sorting
-    /// moves it; it does not leave).
+    /// Follows the element through `change`; true when it left the array in it. An edit that
+    /// takes it out and puts the same element (by `rule`) back, in the same edit or in a later
+    /// one of the same change, moves it: it does not leave (sorting, a batch that moves it,
+    /// `replaceAll`'s moves).
     func follow<Element>(
         _ change: ArrayChange<Element>, _ element: Element, rule: ChangeRule<Element>
     ) -> Bool {
-        guard var current = lock.withLock({ position }) else { return false }
+        guard let start = lock.withLock({ position }) else { return false }
+        var current: Int? = start
         for edit in change.edits {
+            let isSame = { !rule.isChange(from: element, to: $0) }
+            guard let at = current else {
+                // Taken out by an earlier edit: put back by this one?
+                current = edit.newElements.firstIndex(where: isSame).map { edit.index + $0 }
+                continue
+            }
             let removed = edit.oldElements.count
-            if current < edit.index { continue }
-            if current >= edit.index + removed {
-                current += edit.newElements.count - removed
+            if at < edit.index { continue }
+            if at >= edit.index + removed {
+                current = at + edit.newElements.count - removed
                 continue
             }
             // In the range the edit took out: still there if it was put back.
-            guard
-                let offset = edit.newElements.firstIndex(where: {
-                    !rule.isChange(from: element, to: $0)
-                })
-            else {
-                lock.withLock { position = nil }
-                return true
-            }
-            current = edit.index + offset
+            current = edit.newElements.firstIndex(where: isSame).map { edit.index + $0 }
         }
         lock.withLock { position = current }
-        return false
+        return current == nil
     }
 }

@@ -105,9 +105,15 @@ extension ObservableDictionary: CountedCollection {
     /// dispatcher's observation too; the keys' observations, on their own messengers, go on,
     /// and they see the changes made from then on, as a path that observes a property again
     /// does).
+    ///
+    /// A dictionary that refuses observers (its observation-state handler stops them, so the
+    /// dispatcher ends while it starts) is not observed again and again: its keys see nothing
+    /// until another key observation starts.
     fileprivate func startDispatcherIfNeeded() {
         let receiver = core.lock.withLock { () -> Receiver? in
-            guard !keyWatchers.isEmpty, dispatcher?.isActive != true else { return nil }
+            guard !keyWatchers.isEmpty, dispatcher?.isActive != true, !isStartingDispatcher
+            else { return nil }
+            isStartingDispatcher = true
             if let receiver = dispatchReceiver { return receiver }
             let restart = WeakDispatching(self)
             let made = Receiver { restart.collection?.startDispatcherIfNeeded() }
@@ -120,6 +126,7 @@ extension ObservableDictionary: CountedCollection {
             self?.dispatch(change, from: author)
         }
         let extra = core.lock.withLock { () -> ConnectionBase? in
+            isStartingDispatcher = false
             guard dispatcher?.isActive != true, !keyWatchers.isEmpty else { return made }
             dispatcher = made
             return nil
@@ -161,9 +168,7 @@ extension ObservableDictionary: CountedCollection {
     /// Only this dictionary's own changes, each once: a change sent through the messenger's
     /// public `send` (another dictionary's, or an old one again) reaches no key.
     private func dispatch(_ change: DictionaryChange<Key, Value>, from author: AnyAuthor) {
-        guard change.origin == ObjectIdentifier(self), change.version > dispatchedVersion else {
-            return
-        }
+        guard change.origin === changeOrigin, change.version > dispatchedVersion else { return }
         dispatchedVersion = change.version
         for watcher in change.watchers {
             unsafeDowncast(watcher, to: MessengerCore<DictionaryChange<Key, Value>>.self)

@@ -43,6 +43,10 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
     /// Owns the dispatcher's observation, to start it again when it is ended from the
     /// dictionary's side (made with the first dispatcher).
     @exclusivity(unchecked) var dispatchReceiver: Receiver?
+    /// Whether the dispatcher is being started (its observation ending meanwhile is a refusal).
+    @exclusivity(unchecked) var isStartingDispatcher = false
+    /// The mark of this dictionary's changes, for its dispatcher to pass on only its own.
+    @usableFromInline let changeOrigin = ChangeOrigin()
     /// The version of the last change the dispatcher passed on (touched only by it: the
     /// dictionary's deliveries are serial).
     @exclusivity(unchecked) var dispatchedVersion: UInt64 = 0
@@ -123,7 +127,7 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
             var sent = DictionaryChange(keys: [key: change], oldCount: oldCount, version: version)
             if !keyWatchers.isEmpty, let watcher = keyWatchers[key] {
                 sent.watchers = [watcher.core]
-                sent.origin = ObjectIdentifier(self)
+                sent.origin = changeOrigin
             }
             return sent
         }
@@ -260,7 +264,7 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
                 version &+= 1
                 var sent = DictionaryChange(keys: keys, oldCount: oldCount, version: version)
                 sent.watchers = keys.keys.compactMap { keyWatchers[$0]?.core }
-                sent.origin = ObjectIdentifier(self)
+                sent.origin = changeOrigin
                 return sent
             }
             if committed { return result }

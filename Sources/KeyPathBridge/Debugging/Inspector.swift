@@ -45,7 +45,11 @@ public struct Inspector<Object: AnyObject> {
         let noun = properties.count == 1 ? "property" : "properties"
         var lines = ["\(type(of: object)) (\(address)): \(properties.count) observable \(noun)"]
         if let observable = object as? any ObservableObject {
-            lines += Self.describe("self", sites: observable.observationSites)
+            // A collection's own count includes its parts' observations, without Herald's.
+            let sites =
+                (object as? any PathCollection)?.observationSitesOfParts
+                ?? observable.observationSites
+            lines += Self.describe("self", sites: sites)
         }
         for property in properties {
             lines += Self.describe(property.name, sites: property.observationSites)

@@ -152,17 +152,20 @@ final class PathTracker<Value>: PathEnd, @unchecked Sendable {
     @usableFromInline let output: MessengerCore<Update<Value?>>
     /// For end values whose end property has no rule of its own: a typed path's end type's
     /// rule (for `Value?`, so a reachable nil is not unreachable); nil for a string path, and
-    /// for a typed path to `Any` or `Any?`, whose values compare by what they hold.
+    /// for a typed path to `Any`, an existential or another type whose rule would count every
+    /// value as a change: their values compare by what they hold.
     private let typedRule: ChangeRule<Value?>? =
         comparesHeldValues ? nil : ChangeRule<Value?>()
 
-    /// Whether end values compare by what they hold, as a string path's do: `Value` is `Any`,
-    /// or an optional of it, a type that says nothing of its values (its own rule would count
-    /// every value as a change).
+    /// Whether end values compare by what they hold, as a string path's do: `Value` (or what
+    /// its optionals wrap) is neither `Equatable` nor an object reference — `Any`, an
+    /// existential such as `any CustomStringConvertible`, another type — whose own rule would
+    /// count every value as a change. (For a type that is neither, what it holds is such a
+    /// value, and compares the same way.)
     @usableFromInline static var comparesHeldValues: Bool {
         var type: Any.Type = Value.self
         while let optional = type as? any _OptionalType.Type { type = optional._wrappedType }
-        return type == Any.self
+        return !(type is any Equatable.Type) && !(type is AnyObject.Type)
     }
     /// A string path's end value is `Any`, compared by what it holds (after reachability), so
     /// that equal values never fire there either.
