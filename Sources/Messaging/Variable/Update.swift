@@ -21,7 +21,14 @@ public struct Update<Value> {
     }
 }
 
-extension Update: Equatable where Value: Equatable {}
+extension Update: Equatable where Value: Equatable {
+    /// Whether the value changed: `old != new`.
+    ///
+    /// ```swift
+    /// observer.observe(number).filter(\.isChange) { update in }
+    /// ```
+    public var isChange: Bool { old != new }
+}
 extension Update: Hashable where Value: Hashable {}
 extension Update: Sendable where Value: Sendable {}
 

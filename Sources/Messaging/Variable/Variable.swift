@@ -137,6 +137,12 @@ public func <- <Value>(variable: Variable<Value>, value: Value) {
     variable.value = value
 }
 
+/// Sets an optional variable's value if there is a variable: `model?.count <- 42` sets
+/// nothing when `model` is `nil`.
+public func <- <Value>(variable: Variable<Value>?, value: Value) {
+    variable?.value = value
+}
+
 extension Variable: CustomStringConvertible {
     /// The description of the current value.
     public var description: String { String(describing: value) }

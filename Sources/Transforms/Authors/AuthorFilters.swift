@@ -17,32 +17,32 @@ extension ObservableObject {
     }
 
     /// A stand-alone transform that sends only the messages authored by `author`. It holds
-    /// `author` weakly; once the author is gone, nothing passes.
+    /// `author` weakly; once the author is gone (or if it is `nil`), nothing passes.
     ///
     /// ```swift
     /// let joesMessages = messenger.from(joe)
     /// ```
     @inlinable
     public func from(
-        _ author: AnyAuthor, fileID: StaticString = #fileID, line: UInt = #line
+        _ author: AnyAuthor?, fileID: StaticString = #fileID, line: UInt = #line
     ) -> Filter<Self, Message> {
-        let isIncluded: (Message, AnyAuthor) -> Bool = AuthorFilter.from(author)
+        let isIncluded: (Message, AnyAuthor) -> Bool = AuthorRules.from(author)
         return Filter(self, site: DeclarationSite(fileID: fileID, line: line)) { message, author in
             isIncluded(message, author) ? message : nil
         }
     }
 
     /// A stand-alone transform that sends only the messages not authored by `author`. It holds
-    /// `author` weakly; once the author is gone, everything passes.
+    /// `author` weakly; once the author is gone (or if it is `nil`), everything passes.
     ///
     /// ```swift
     /// let humanMessages = messenger.notFrom(hal9000)
     /// ```
     @inlinable
     public func notFrom(
-        _ author: AnyAuthor, fileID: StaticString = #fileID, line: UInt = #line
+        _ author: AnyAuthor?, fileID: StaticString = #fileID, line: UInt = #line
     ) -> Filter<Self, Message> {
-        let isIncluded: (Message, AnyAuthor) -> Bool = AuthorFilter.notFrom(author)
+        let isIncluded: (Message, AnyAuthor) -> Bool = AuthorRules.notFrom(author)
         return Filter(self, site: DeclarationSite(fileID: fileID, line: line)) { message, author in
             isIncluded(message, author) ? message : nil
         }
@@ -77,19 +77,19 @@ extension ObservationChain {
 
     /// Lets only the messages through that `author` wrote (held weakly).
     @inlinable
-    public func from(_ author: AnyAuthor) -> ObservationChain<Origin, Message> {
-        appendingFilter(AuthorFilter.from(author))
+    public func from(_ author: AnyAuthor?) -> ObservationChain<Origin, Message> {
+        appendingFilter(AuthorRules.from(author))
     }
 
     /// Receives only the messages that `author` wrote (held weakly).
     @inlinable
-    public func from(_ author: AnyAuthor, receive: @escaping (Message) -> Void) {
+    public func from(_ author: AnyAuthor?, receive: @escaping (Message) -> Void) {
         from(author).receive(receive)
     }
 
     /// Receives only the messages that `author` wrote (held weakly), with their authors.
     @inlinable
-    public func from(_ author: AnyAuthor, receive: @escaping (Message, AnyAuthor) -> Void) {
+    public func from(_ author: AnyAuthor?, receive: @escaping (Message, AnyAuthor) -> Void) {
         from(author).receive(receive)
     }
 
@@ -101,19 +101,19 @@ extension ObservationChain {
     /// sharedText.set("my edit", as: self)   // not received by self
     /// ```
     @inlinable
-    public func notFrom(_ author: AnyAuthor) -> ObservationChain<Origin, Message> {
-        appendingFilter(AuthorFilter.notFrom(author))
+    public func notFrom(_ author: AnyAuthor?) -> ObservationChain<Origin, Message> {
+        appendingFilter(AuthorRules.notFrom(author))
     }
 
     /// Receives only the messages that `author` did not write (held weakly).
     @inlinable
-    public func notFrom(_ author: AnyAuthor, receive: @escaping (Message) -> Void) {
+    public func notFrom(_ author: AnyAuthor?, receive: @escaping (Message) -> Void) {
         notFrom(author).receive(receive)
     }
 
     /// Receives only the messages that `author` did not write (held weakly), with their authors.
     @inlinable
-    public func notFrom(_ author: AnyAuthor, receive: @escaping (Message, AnyAuthor) -> Void) {
+    public func notFrom(_ author: AnyAuthor?, receive: @escaping (Message, AnyAuthor) -> Void) {
         notFrom(author).receive(receive)
     }
 }
@@ -121,7 +121,7 @@ extension ObservationChain {
 /// The author predicates behind `from` and `notFrom`, shared by both forms. They capture the
 /// author weakly so that an observation never keeps an author alive.
 @usableFromInline
-enum AuthorFilter {
+enum AuthorRules {
     // Both compare addresses first and load the weak reference only when they match: a weak
     // load on every delivery would be the slowest part of a shared-state observation. The weak
     // reference only guards against a new object that reuses a dead author's address.
@@ -129,8 +129,12 @@ enum AuthorFilter {
     // They take the message too (and ignore it), so that an ad hoc chain uses them as its
     // filter stage directly, without one more closure call per message.
 
+    // A `nil` author (SwiftObserver takes optional ones) wrote nothing: `from(nil)` lets
+    // nothing through, `notFrom(nil)` everything.
+
     @inlinable
-    static func from<Message>(_ author: AnyAuthor) -> (Message, AnyAuthor) -> Bool {
+    static func from<Message>(_ author: AnyAuthor?) -> (Message, AnyAuthor) -> Bool {
+        guard let author else { return { _, _ in false } }
         let identity = ObjectIdentifier(author)
         return { [weak author] _, candidate in
             ObjectIdentifier(candidate) == identity && author != nil
@@ -138,7 +142,8 @@ enum AuthorFilter {
     }
 
     @inlinable
-    static func notFrom<Message>(_ author: AnyAuthor) -> (Message, AnyAuthor) -> Bool {
+    static func notFrom<Message>(_ author: AnyAuthor?) -> (Message, AnyAuthor) -> Bool {
+        guard let author else { return { _, _ in true } }
         let identity = ObjectIdentifier(author)
         return { [weak author] _, candidate in
             ObjectIdentifier(candidate) != identity || author == nil

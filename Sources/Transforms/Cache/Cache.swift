@@ -56,6 +56,28 @@ public final class Cache<Origin: ObservableObject, Cached>: Messenger<Cached?>, 
     }
 }
 
+extension Cache {
+    /// A stand-alone cache of `origin`'s latest message (SwiftObserver's shape;
+    /// `origin.cache()` is the same).
+    ///
+    /// ```swift
+    /// let latestColor = Cache(sky)   // latestMessage: Color?
+    /// ```
+    @inlinable
+    public convenience init(_ origin: Origin, fileID: StaticString = #fileID, line: UInt = #line)
+    where Origin.Message == Cached {
+        self.init(origin, site: DeclarationSite(fileID: fileID, line: line)) { .some($0) }
+    }
+
+    /// A stand-alone cache of `origin`'s latest optional message, which stays singly optional
+    /// (`origin.cache()` is the same).
+    @inlinable
+    public convenience init(_ origin: Origin, fileID: StaticString = #fileID, line: UInt = #line)
+    where Origin.Message == Cached? {
+        self.init(origin, site: DeclarationSite(fileID: fileID, line: line)) { $0 }
+    }
+}
+
 extension ObservableObject {
     /// A stand-alone cache of this object's latest message.
     ///

@@ -34,6 +34,40 @@ public final class Filter<Origin: ObservableObject, Message>: Messenger<Message>
     }
 }
 
+extension Filter where Message == Origin.Message {
+    /// A stand-alone transform that sends only `origin`'s messages for which `isIncluded` is
+    /// true (SwiftObserver's shape; `origin.filter { }` is the same).
+    ///
+    /// ```swift
+    /// let bigNumbers = Filter(numbers) { $0 > 9 }
+    /// ```
+    @inlinable
+    public convenience init(
+        _ origin: Origin, fileID: StaticString = #fileID, line: UInt = #line,
+        _ isIncluded: @escaping (Message) -> Bool
+    ) {
+        self.init(origin, site: DeclarationSite(fileID: fileID, line: line)) { message, _ in
+            isIncluded(message) ? message : nil
+        }
+    }
+
+    /// A stand-alone transform that sends only `origin`'s messages whose author passes
+    /// `isIncluded` (SwiftObserver's `AuthorFilter`; `origin.filterAuthor { }` is the same).
+    ///
+    /// ```swift
+    /// let friendMessages = AuthorFilter(messenger) { friends.contains($0) }
+    /// ```
+    @inlinable
+    public convenience init(
+        _ origin: Origin, fileID: StaticString = #fileID, line: UInt = #line,
+        keepingAuthors isIncluded: @escaping (AnyAuthor) -> Bool
+    ) {
+        self.init(origin, site: DeclarationSite(fileID: fileID, line: line)) { message, author in
+            isIncluded(author) ? message : nil
+        }
+    }
+}
+
 extension ObservableObject {
     /// A stand-alone transform that sends only the messages for which `isIncluded` is true.
     ///

@@ -1,5 +1,21 @@
 import Messaging
 
+extension Filter {
+    /// A stand-alone transform that sends the messages of `origin` that are not `nil`,
+    /// unwrapped (SwiftObserver's `Unwrapper`; `origin.unwrap()` is the same).
+    ///
+    /// ```swift
+    /// let codes = Unwrapper(errorCodes)   // errorCodes sends Int?; codes sends Int
+    /// ```
+    @inlinable
+    public convenience init(_ origin: Origin, fileID: StaticString = #fileID, line: UInt = #line)
+    where Origin.Message == Message? {
+        self.init(origin, site: DeclarationSite(fileID: fileID, line: line)) { message, _ in
+            message
+        }
+    }
+}
+
 extension ObservableObject {
     /// A stand-alone transform that sends the non-`nil` messages, unwrapped, and drops `nil`.
     ///

@@ -32,6 +32,20 @@ public final class Map<Origin: ObservableObject, Message>: Messenger<Message> {
         super.init(core: core)
     }
 
+    /// A stand-alone transform that sends `transform` of each message of `origin`
+    /// (SwiftObserver's `Mapper`; `origin.map { }` is the same).
+    ///
+    /// ```swift
+    /// let lengths = Map(texts) { $0.count }
+    /// ```
+    @inlinable
+    public convenience init(
+        _ origin: Origin, fileID: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Origin.Message) -> Message
+    ) {
+        self.init(origin, site: DeclarationSite(fileID: fileID, line: line), transform: transform)
+    }
+
     /// The observable object whose messages this transform maps. Setting it re-wires the
     /// transform to the new origin.
     ///
