@@ -133,4 +133,31 @@ struct SwiftObserverAPITests {
         #expect(notFromNobody.messages.elements == ["hi"])
         #expect(adHoc.elements == ["hi"])
     }
+
+    @Test func adHocChainsEndWithSwiftObserversLabels() {
+        let number = Var(0)
+        let codes = Messenger<Int?>()
+        let words = Messenger<String>()
+        let observer = TestObserver()
+        let received = Recording<String>()
+        observer.observe(number).new(receiveNew: { received.append("new \($0)") })
+        observer.observe(number).map({ $0.new * 10 }, receiveMapped: { received.append("×\($0)") })
+        observer.observe(codes).unwrap(receiveUnwrapped: { received.append("code \($0)") })
+        observer.observe(codes).unwrap(-1, receiveUnwrapped: { received.append("or \($0)") })
+        observer.observe(words).filter({ $0.count > 2 }, receiveFiltered: { received.append($0) })
+        observer.observe(words).select("go", receiveSelected: { received.append("selected") })
+        observer.observe(words).select("go", receiveSelected: { (_: AnyAuthor) in })
+        // Trailing closures still pick Herald's own forms.
+        observer.observe(number).new { received.append("trailing \($0)") }
+
+        number.value = 1
+        codes.send(nil)
+        words.send("go")
+        words.send("long")
+
+        #expect(
+            received.elements == [
+                "new 1", "×10", "trailing 1", "or -1", "selected", "long",
+            ])
+    }
 }

@@ -17,3 +17,101 @@ public typealias AuthorFilter<Origin: ObservableObject> = Filter<Origin, Origin.
 /// ``ObservationChain``: `observer.observe(origin).map { … }`).
 public typealias ObservationTransformer<Origin: ObservableObject, Message> =
     ObservationChain<Origin, Message>
+
+// SwiftObserver's labels for the closures that end an ad hoc chain (Herald's are `receive:`, or
+// none). Disfavored, so that a trailing closure picks Herald's form and stays unambiguous.
+extension ObservationChain {
+    /// SwiftObserver's spelling of `map(_:receive:)`.
+    @inlinable @_disfavoredOverload
+    public func map<Mapped>(
+        _ transform: @escaping (Message) -> Mapped, receiveMapped: @escaping (Mapped) -> Void
+    ) {
+        map(transform).receive(receiveMapped)
+    }
+
+    /// SwiftObserver's spelling of `map(_:receive:)`, with authors.
+    @inlinable @_disfavoredOverload
+    public func map<Mapped>(
+        _ transform: @escaping (Message) -> Mapped,
+        receiveMapped: @escaping (Mapped, AnyAuthor) -> Void
+    ) {
+        map(transform).receive(receiveMapped)
+    }
+
+    /// SwiftObserver's spelling of `filter(_:receive:)`.
+    @inlinable @_disfavoredOverload
+    public func filter(
+        _ isIncluded: @escaping (Message) -> Bool, receiveFiltered: @escaping (Message) -> Void
+    ) {
+        filter(isIncluded).receive(receiveFiltered)
+    }
+
+    /// SwiftObserver's spelling of `filter(_:receive:)`, with authors.
+    @inlinable @_disfavoredOverload
+    public func filter(
+        _ isIncluded: @escaping (Message) -> Bool,
+        receiveFiltered: @escaping (Message, AnyAuthor) -> Void
+    ) {
+        filter(isIncluded).receive(receiveFiltered)
+    }
+
+    /// SwiftObserver's spelling of `new(_:)`.
+    @inlinable @_disfavoredOverload
+    public func new<Value>(receiveNew: @escaping (Value) -> Void) where Message == Update<Value> {
+        new().receive(receiveNew)
+    }
+
+    /// SwiftObserver's spelling of `new(_:)`, with authors.
+    @inlinable @_disfavoredOverload
+    public func new<Value>(
+        receiveNew: @escaping (Value, AnyAuthor) -> Void
+    ) where Message == Update<Value> {
+        new().receive(receiveNew)
+    }
+
+    /// SwiftObserver's spelling of `unwrap(_:)`.
+    @inlinable @_disfavoredOverload
+    public func unwrap<Wrapped>(
+        receiveUnwrapped: @escaping (Wrapped) -> Void
+    ) where Message == Wrapped? {
+        unwrap().receive(receiveUnwrapped)
+    }
+
+    /// SwiftObserver's spelling of `unwrap(_:)`, with authors.
+    @inlinable @_disfavoredOverload
+    public func unwrap<Wrapped>(
+        receiveUnwrapped: @escaping (Wrapped, AnyAuthor) -> Void
+    ) where Message == Wrapped? {
+        unwrap().receive(receiveUnwrapped)
+    }
+
+    /// SwiftObserver's spelling of `unwrap(_:receive:)`.
+    @inlinable @_disfavoredOverload
+    public func unwrap<Wrapped>(
+        _ defaultMessage: Wrapped, receiveUnwrapped: @escaping (Wrapped) -> Void
+    ) where Message == Wrapped? {
+        unwrap(defaultMessage).receive(receiveUnwrapped)
+    }
+
+    /// SwiftObserver's spelling of `unwrap(_:receive:)`, with authors.
+    @inlinable @_disfavoredOverload
+    public func unwrap<Wrapped>(
+        _ defaultMessage: Wrapped, receiveUnwrapped: @escaping (Wrapped, AnyAuthor) -> Void
+    ) where Message == Wrapped? {
+        unwrap(defaultMessage).receive(receiveUnwrapped)
+    }
+}
+
+extension ObservationChain where Message: Equatable {
+    /// SwiftObserver's spelling of `select(_:receive:)`.
+    @inlinable @_disfavoredOverload
+    public func select(_ message: Message, receiveSelected: @escaping () -> Void) {
+        select(message).receive { _ in receiveSelected() }
+    }
+
+    /// SwiftObserver's spelling of `select(_:receive:)`, with the author.
+    @inlinable @_disfavoredOverload
+    public func select(_ message: Message, receiveSelected: @escaping (AnyAuthor) -> Void) {
+        select(message).receive { _, author in receiveSelected(author) }
+    }
+}
