@@ -49,14 +49,74 @@ struct SwiftObserverAPITests {
     @Test func anAuthorFilterKeepsTheMessagesOfTheAuthorsItKeeps() {
         let messenger = Messenger<String>()
         let joe = Author("joe")
-        let joesMessages = AuthorFilter(messenger, keepingAuthors: { $0 === joe })
-        let received = RecordingObserver<String>()
-        received.record(joesMessages)
+        let ann = Author("ann")
+        let joesMessages = AuthorFilter(messenger) { $0 === joe }
+        let annsMessages = AuthorFilter(messenger, { $0 === ann })  // SwiftObserver's other shape
+        let byJoe = RecordingObserver<String>()
+        byJoe.record(joesMessages)
+        let byAnn = RecordingObserver<String>()
+        byAnn.record(annsMessages)
 
         messenger.send("from joe", from: joe)
-        messenger.send("from someone else", from: Author("ann"))
+        messenger.send("from ann", from: ann)
 
-        #expect(received.messages.elements == ["from joe"])
+        #expect(byJoe.messages.elements == ["from joe"])
+        #expect(byAnn.messages.elements == ["from ann"])
+    }
+
+    @Test func theAuthorFiltersOfAnObjectAreAuthorFilters() {
+        let messenger = Messenger<String>()
+        let joe = Author("joe")
+        let filtered: AuthorFilter<Messenger<String>> = messenger.filterAuthor { $0 === joe }
+        let fromJoe: AuthorFilter<Messenger<String>> = messenger.from(joe)
+        let notFromJoe: AuthorFilter<Messenger<String>> = messenger.notFrom(joe)
+        let other = Messenger<String>()
+        fromJoe.origin = other  // re-wires, like every stand-alone transform
+        let received = RecordingObserver<String>()
+        received.record(filtered)
+        received.record(fromJoe)
+        received.record(notFromJoe)
+
+        messenger.send("joe here", from: joe)
+        other.send("joe there", from: joe)
+
+        #expect(received.messages.elements == ["joe here", "joe there"])
+    }
+
+    // A filter on class-typed messages once took the closure for an author filter (both fit
+    // `(AnyObject) -> Bool`) and filtered by author, silently.
+    @Test func aFilterOnClassMessagesFiltersByMessage() {
+        final class Item {}
+        let items = Messenger<Item>()
+        let selected = Item()
+        let selection = Filter(items) { $0 === selected }
+        let received = RecordingObserver<Item>()
+        received.record(selection)
+
+        items.send(Item())
+        items.send(selected)
+
+        #expect(received.messages.elements.count == 1)
+        #expect(received.messages.elements.first === selected)
+    }
+
+    @Test func closuresThatFitBothMessagesAndAuthorsAreUnambiguous() {
+        final class Item {}
+        let items = Messenger<Item>()
+        let everything = Filter(items) { _ in true }
+        let everyAuthor = AuthorFilter(items) { _ in true }
+        let checked = Filter(items) { item in
+            let keep = item !== Optional<Item>.none
+            return keep
+        }
+        let received = RecordingObserver<Item>()
+        received.record(everything)
+        received.record(everyAuthor)
+        received.record(checked)
+
+        items.send(Item())
+
+        #expect(received.messages.elements.count == 3)
     }
 
     @Test func aCacheAndAWeakAreMadeFromTheirOrigins() {
@@ -64,6 +124,7 @@ struct SwiftObserverAPITests {
         let codes = Messenger<Int?>()
         let latestColor = Cache(sky)
         let latestCode = Cache(codes)  // stays singly optional, as `codes.cache()` does
+        let latestCodeBySwiftObserversName = CacheOnOptionalMessage(codes)
         let weakSky = Weak(sky)
         let received = RecordingObserver<String>()
         received.record(weakSky)
@@ -74,6 +135,8 @@ struct SwiftObserverAPITests {
         #expect(latestColor.latestMessage == "blue")
         let code: Int? = latestCode.latestMessage
         #expect(code == 7)
+        let sameCode: Int? = latestCodeBySwiftObserversName.latestMessage
+        #expect(sameCode == 7)
         #expect(received.messages.elements == ["blue"])
     }
 
@@ -101,16 +164,12 @@ struct SwiftObserverAPITests {
     }
 
     @Test func theSetOperatorWorksOnAnOptionalVariable() {
-        final class Model {
-            let count = Var(0)
-        }
-        var model: Model? = Model()
-        let kept = model
-        model?.count <- 5
-        #expect(kept?.count.value == 5)
-        model = nil
-        model?.count <- 6  // no variable: nothing is set, nothing crashes
-        #expect(kept?.count.value == 5)
+        let count: Var<Int>? = Var(0)
+        let none: Var<Int>? = nil
+        count <- 5
+        none <- 6  // no variable: nothing is set, nothing crashes
+        #expect(count?.value == 5)
+        #expect(none == nil)
     }
 
     @Test func fromAndNotFromTakeAnOptionalAuthor() {
@@ -124,14 +183,20 @@ struct SwiftObserverAPITests {
         let notFromNobody = RecordingObserver<String>()
         notFromNobody.record(everything)
         let adHoc = Recording<String>()
+        let adHocFromNobody = Recording<String>()
+        let adHocNotFromNobody = Recording<String>()
         let observer = TestObserver()
         observer.observe(messenger).from(Optional(joe)) { adHoc.append($0) }
+        observer.observe(messenger).from(nobody) { adHocFromNobody.append($0) }
+        observer.observe(messenger).notFrom(nobody) { adHocNotFromNobody.append($0) }
 
         messenger.send("hi", from: joe)
 
         #expect(fromNobody.messages.elements.isEmpty)
         #expect(notFromNobody.messages.elements == ["hi"])
         #expect(adHoc.elements == ["hi"])
+        #expect(adHocFromNobody.elements.isEmpty)
+        #expect(adHocNotFromNobody.elements == ["hi"])
     }
 
     @Test func adHocChainsEndWithSwiftObserversLabels() {
@@ -147,17 +212,24 @@ struct SwiftObserverAPITests {
         observer.observe(words).filter({ $0.count > 2 }, receiveFiltered: { received.append($0) })
         observer.observe(words).select("go", receiveSelected: { received.append("selected") })
         observer.observe(words).select("go", receiveSelected: { (_: AnyAuthor) in })
+        let joe = Author("joe")
+        observer.observe(words).filterAuthor(
+            { $0 === joe }, receiveFiltered: { received.append("by joe \($0)") })
+        observer.observe(words).from(joe, receiveSelected: { received.append("from joe \($0)") })
+        observer.observe(words).notFrom(joe, receiveExcluded: { received.append("not joe \($0)") })
+        observer.observe(words).from(joe, receiveSelected: { (_: String, _: AnyAuthor) in })
         // Trailing closures still pick Herald's own forms.
         observer.observe(number).new { received.append("trailing \($0)") }
 
         number.value = 1
         codes.send(nil)
         words.send("go")
-        words.send("long")
+        words.send("long", from: joe)
 
         #expect(
             received.elements == [
-                "new 1", "×10", "trailing 1", "or -1", "selected", "long",
+                "new 1", "×10", "trailing 1", "or -1", "selected", "not joe go", "long",
+                "by joe long", "from joe long",
             ])
     }
 }

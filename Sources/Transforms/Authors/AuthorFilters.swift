@@ -10,9 +10,9 @@ extension ObservableObject {
     public func filterAuthor(
         fileID: StaticString = #fileID, line: UInt = #line,
         _ isIncluded: @escaping (AnyAuthor) -> Bool
-    ) -> Filter<Self, Message> {
-        Filter(self, site: DeclarationSite(fileID: fileID, line: line)) { message, author in
-            isIncluded(author) ? message : nil
+    ) -> AuthorFilter<Self> {
+        AuthorFilter(self, site: DeclarationSite(fileID: fileID, line: line)) { _, author in
+            isIncluded(author)
         }
     }
 
@@ -25,11 +25,9 @@ extension ObservableObject {
     @inlinable
     public func from(
         _ author: AnyAuthor?, fileID: StaticString = #fileID, line: UInt = #line
-    ) -> Filter<Self, Message> {
-        let isIncluded: (Message, AnyAuthor) -> Bool = AuthorRules.from(author)
-        return Filter(self, site: DeclarationSite(fileID: fileID, line: line)) { message, author in
-            isIncluded(message, author) ? message : nil
-        }
+    ) -> AuthorFilter<Self> {
+        AuthorFilter(
+            self, site: DeclarationSite(fileID: fileID, line: line), keep: AuthorRules.from(author))
     }
 
     /// A stand-alone transform that sends only the messages not authored by `author`. It holds
@@ -41,11 +39,10 @@ extension ObservableObject {
     @inlinable
     public func notFrom(
         _ author: AnyAuthor?, fileID: StaticString = #fileID, line: UInt = #line
-    ) -> Filter<Self, Message> {
-        let isIncluded: (Message, AnyAuthor) -> Bool = AuthorRules.notFrom(author)
-        return Filter(self, site: DeclarationSite(fileID: fileID, line: line)) { message, author in
-            isIncluded(message, author) ? message : nil
-        }
+    ) -> AuthorFilter<Self> {
+        AuthorFilter(
+            self, site: DeclarationSite(fileID: fileID, line: line),
+            keep: AuthorRules.notFrom(author))
     }
 }
 
@@ -75,7 +72,8 @@ extension ObservationChain {
         filterAuthor(isIncluded).receive(receive)
     }
 
-    /// Lets only the messages through that `author` wrote (held weakly).
+    /// Lets only the messages through that `author` wrote (held weakly). Once the author is gone,
+    /// or if it is `nil`, nothing passes.
     @inlinable
     public func from(_ author: AnyAuthor?) -> ObservationChain<Origin, Message> {
         appendingFilter(AuthorRules.from(author))
@@ -94,7 +92,8 @@ extension ObservationChain {
     }
 
     /// Lets only the messages through that `author` did not write (held weakly): the way to
-    /// ignore your own changes to shared state.
+    /// ignore your own changes to shared state. Once the author is gone, or if it is `nil`,
+    /// everything passes.
     ///
     /// ```swift
     /// observe(sharedText).notFrom(self) { update in reload() }

@@ -9,9 +9,11 @@ public typealias Mapper<Origin: ObservableObject, Mapped> = Map<Origin, Mapped>
 /// SwiftObserver's name for the ``Filter`` that unwraps optional messages: `Unwrapper(origin)`.
 public typealias Unwrapper<Origin: ObservableObject, Unwrapped> = Filter<Origin, Unwrapped>
 
-/// SwiftObserver's name for the ``Filter`` that keeps messages by author:
-/// `AuthorFilter(origin, keepingAuthors: { author in … })`.
-public typealias AuthorFilter<Origin: ObservableObject> = Filter<Origin, Origin.Message>
+/// SwiftObserver's name for the ``Cache`` of optional messages, which stays singly optional:
+/// `CacheOnOptionalMessage(codes)` over `Int?` messages has `latestMessage: Int?`. Herald's
+/// `Cache(codes)` and `codes.cache()` make the same object.
+public typealias CacheOnOptionalMessage<Origin: ObservableObject, Unwrapped> =
+    Cache<Origin, Unwrapped>
 
 /// SwiftObserver's name for an ad hoc chain of transforms on an observation (an
 /// ``ObservationChain``: `observer.observe(origin).map { … }`).
@@ -99,6 +101,53 @@ extension ObservationChain {
         _ defaultMessage: Wrapped, receiveUnwrapped: @escaping (Wrapped, AnyAuthor) -> Void
     ) where Message == Wrapped? {
         unwrap(defaultMessage).receive(receiveUnwrapped)
+    }
+}
+
+extension ObservationChain {
+    /// SwiftObserver's spelling of `filterAuthor(_:receive:)`.
+    @inlinable @_disfavoredOverload
+    public func filterAuthor(
+        _ isIncluded: @escaping (AnyAuthor) -> Bool, receiveFiltered: @escaping (Message) -> Void
+    ) {
+        filterAuthor(isIncluded).receive(receiveFiltered)
+    }
+
+    /// SwiftObserver's spelling of `filterAuthor(_:receive:)`, with authors.
+    @inlinable @_disfavoredOverload
+    public func filterAuthor(
+        _ isIncluded: @escaping (AnyAuthor) -> Bool,
+        receiveFiltered: @escaping (Message, AnyAuthor) -> Void
+    ) {
+        filterAuthor(isIncluded).receive(receiveFiltered)
+    }
+
+    /// SwiftObserver's spelling of `from(_:receive:)`.
+    @inlinable @_disfavoredOverload
+    public func from(_ author: AnyAuthor?, receiveSelected: @escaping (Message) -> Void) {
+        from(author).receive(receiveSelected)
+    }
+
+    /// SwiftObserver's spelling of `from(_:receive:)`, with authors.
+    @inlinable @_disfavoredOverload
+    public func from(
+        _ author: AnyAuthor?, receiveSelected: @escaping (Message, AnyAuthor) -> Void
+    ) {
+        from(author).receive(receiveSelected)
+    }
+
+    /// SwiftObserver's spelling of `notFrom(_:receive:)`.
+    @inlinable @_disfavoredOverload
+    public func notFrom(_ author: AnyAuthor?, receiveExcluded: @escaping (Message) -> Void) {
+        notFrom(author).receive(receiveExcluded)
+    }
+
+    /// SwiftObserver's spelling of `notFrom(_:receive:)`, with authors.
+    @inlinable @_disfavoredOverload
+    public func notFrom(
+        _ author: AnyAuthor?, receiveExcluded: @escaping (Message, AnyAuthor) -> Void
+    ) {
+        notFrom(author).receive(receiveExcluded)
     }
 }
 

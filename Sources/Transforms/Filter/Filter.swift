@@ -1,11 +1,14 @@
 import Messaging
 
 /// A stand-alone transform that sends some of its origin's messages, possibly of another type.
-/// `filter`, `select`, `unwrap()`, `changes()` and the author filters create one.
+/// `filter`, `select`, `unwrap()` and `changes()` create one, and so do its initializers
+/// (SwiftObserver's shapes).
 ///
 /// ```swift
 /// let messenger = Messenger<String>()
 /// let shortMessages = messenger.filter { $0.count < 10 }
+/// let sameThing = Filter(messenger) { $0.count < 10 }
+/// let presentCodes = Filter(optionalCodes)   // no closure: unwraps, as `unwrap()` does
 /// ```
 ///
 /// You must hold a stand-alone transform: observing it does not keep it alive. It holds its
@@ -48,22 +51,6 @@ extension Filter where Message == Origin.Message {
     ) {
         self.init(origin, site: DeclarationSite(fileID: fileID, line: line)) { message, _ in
             isIncluded(message) ? message : nil
-        }
-    }
-
-    /// A stand-alone transform that sends only `origin`'s messages whose author passes
-    /// `isIncluded` (SwiftObserver's `AuthorFilter`; `origin.filterAuthor { }` is the same).
-    ///
-    /// ```swift
-    /// let friendMessages = AuthorFilter(messenger) { friends.contains($0) }
-    /// ```
-    @inlinable
-    public convenience init(
-        _ origin: Origin, fileID: StaticString = #fileID, line: UInt = #line,
-        keepingAuthors isIncluded: @escaping (AnyAuthor) -> Bool
-    ) {
-        self.init(origin, site: DeclarationSite(fileID: fileID, line: line)) { message, author in
-            isIncluded(author) ? message : nil
         }
     }
 }
