@@ -51,7 +51,8 @@ extension Observer {
             }
             let observed = ObservedPath(root, path, fileID: fileID, line: line)
             // The observation (owned by this observer) holds the observed path and the entry.
-            observe(observed, root: root, site: site) { _ in coalescer.schedule(entry) }
+            observe(observed, root: root, options: [], site: site) { _ in coalescer.schedule(entry)
+            }
         }
     }
 

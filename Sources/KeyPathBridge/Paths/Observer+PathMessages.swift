@@ -77,7 +77,7 @@ extension Observer {
         let observed = ObservedPath(root, path, site: site, collectingProblems: false)
         let latest = LatestInner<Object>(site: site) { message, _ in receive(message) }
         // The path's observation holds `latest`; when it ends, `latest` ends the object's.
-        observe(observed, root: root, site: site) { [weak observed] update in
+        observe(observed, root: root, options: [], site: site) { [weak observed] update in
             latest.switchTo(update.new.flatMap(object), author: observed ?? latest)
         }
         // Wired to the current end object once the path's observation exists.

@@ -23,19 +23,51 @@ extension Observer {
     /// zip.value    // the current end value
     /// zip.stop()   // ends this observation only
     /// ```
+    ///
+    /// With `options: .initial`, `receive` gets the current end value at once (see
+    /// ``ObservationOptions/initial``); without, starting sends nothing.
     @discardableResult @inlinable
     public func observe<Root: AnyObject, Value>(
-        _ root: Root, _ path: PropertyPath<Root, Value>, fileID: StaticString = #fileID,
-        line: UInt = #line, receive: @escaping (Value?) -> Void
+        _ root: Root, _ path: PropertyPath<Root, Value>, options: ObservationOptions = [],
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Value?) -> Void
     ) -> ObservedPath<Root, Value> {
         let observed = ObservedPath(root, path, fileID: fileID, line: line)
         // The handler, built here to be specialized for `Value`, holds the path as a plain
         // object.
         let held: AnyObject = observed
         startAdHocObservation(
-            of: observed, root: root, site: DeclarationSite(fileID: fileID, line: line)
+            of: observed, root: root, options: options,
+            site: DeclarationSite(fileID: fileID, line: line)
         ) { update in
             withExtendedLifetime(held) { receive(update.new) }
+        }
+        return observed
+    }
+
+    /// Observes the end value of `path` from `root`, as ``observe(_:_:options:fileID:line:receive:)``
+    /// does, but `receive` gets each change as an ``Update``: the old and the new end value
+    /// (`nil` while unreachable), as an observer of the ``ObservedPath`` does.
+    ///
+    /// ```swift
+    /// observer.observeUpdates(cache, PropertyPath(\.$currentUser).appending(\.$name)) { update in
+    ///     print("\(update.old ?? "-") → \(update.new ?? "-")")
+    /// }
+    /// ```
+    ///
+    /// With `options: .initial`, the first update is `Update(current, current)`.
+    @discardableResult @inlinable
+    public func observeUpdates<Root: AnyObject, Value>(
+        _ root: Root, _ path: PropertyPath<Root, Value>, options: ObservationOptions = [],
+        fileID: StaticString = #fileID, line: UInt = #line,
+        receive: @escaping (Update<Value?>) -> Void
+    ) -> ObservedPath<Root, Value> {
+        let observed = ObservedPath(root, path, fileID: fileID, line: line)
+        let held: AnyObject = observed
+        startAdHocObservation(
+            of: observed, root: root, options: options,
+            site: DeclarationSite(fileID: fileID, line: line)
+        ) { update in
+            withExtendedLifetime(held) { receive(update) }
         }
         return observed
     }
@@ -44,13 +76,13 @@ extension Observer {
     /// with the observer (or a stop), and is filed under the root, for `stopObserving(root)`
     /// and `isObserving(root)`.
     func observe<Root: AnyObject, Value>(
-        _ observed: ObservedPath<Root, Value>, root: Root, site: DeclarationSite,
-        receive: @escaping (Update<Value?>) -> Void
+        _ observed: ObservedPath<Root, Value>, root: Root, options: ObservationOptions,
+        site: DeclarationSite, receive: @escaping (Update<Value?>) -> Void
     ) {
         // The handler holds the path as a plain object: keeping it alive then needs no generic
         // metadata per delivery.
         let path: AnyObject = observed
-        startAdHocObservation(of: observed, root: root, site: site) { update in
+        startAdHocObservation(of: observed, root: root, options: options, site: site) { update in
             withExtendedLifetime(path) { receive(update) }
         }
     }
@@ -59,12 +91,17 @@ extension Observer {
     /// ``observe(_:root:site:receive:)``).
     @usableFromInline
     func startAdHocObservation<Root: AnyObject, Value>(
-        of observed: ObservedPath<Root, Value>, root: Root, site: DeclarationSite,
-        handler: @escaping (Update<Value?>) -> Void
+        of observed: ObservedPath<Root, Value>, root: Root, options: ObservationOptions,
+        site: DeclarationSite, handler: @escaping (Update<Value?>) -> Void
     ) {
-        let connection = observed.messenger.core.connect(
-            receiver: receiver, site: site, groupedUnder: PathRoot.group(of: root),
-            handler: .message(handler))
+        let group = PathRoot.group(of: root)
+        let connection =
+            options.contains(.initial)
+            ? observed.connectSendingLatest(
+                receiver: receiver, site: site, groupedUnder: group, handler: .message(handler),
+                author: observed)
+            : observed.messenger.core.connect(
+                receiver: receiver, site: site, groupedUnder: group, handler: .message(handler))
         observed.belongs(to: connection)
         // A path that is over already (it cannot observe its root) frees this observation now;
         // one that ends later ends it itself.
@@ -79,10 +116,12 @@ extension Observer {
     /// ```
     @discardableResult @inlinable
     public func observe<Root: AnyObject, P1: ObservableProperty>(
-        _ root: Root, _ p1: KeyPath<Root, P1>,
+        _ root: Root, _ p1: KeyPath<Root, P1>, options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P1.Value?) -> Void
     ) -> ObservedPath<Root, P1.Value> {
-        observe(root, PropertyPath(p1), fileID: fileID, line: line, receive: receive)
+        observe(
+            root, PropertyPath(p1), options: options, fileID: fileID, line: line,
+            receive: receive)
     }
 
     /// Observes the end value of the path of 2 properties from `root`; `receive` gets the new
@@ -96,9 +135,12 @@ extension Observer {
         Root: AnyObject, A: AnyObject, P1: ObservableProperty, P2: ObservableProperty
     >(
         _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P2.Value?) -> Void
     ) -> ObservedPath<Root, P2.Value> where P1.Value == A {
-        observe(root, PropertyPath(p1).appending(p2), fileID: fileID, line: line, receive: receive)
+        observe(
+            root, PropertyPath(p1).appending(p2), options: options, fileID: fileID, line: line,
+            receive: receive)
     }
 
     /// Observes the end value of the path of 2 properties from `root`; `receive` gets the new
@@ -112,9 +154,12 @@ extension Observer {
         Root: AnyObject, A: AnyObject, P1: ObservableProperty, P2: ObservableProperty
     >(
         _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
+        options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P2.Value?) -> Void
     ) -> ObservedPath<Root, P2.Value> where P1.Value == A? {
-        observe(root, PropertyPath(p1).appending(p2), fileID: fileID, line: line, receive: receive)
+        observe(
+            root, PropertyPath(p1).appending(p2), options: options, fileID: fileID, line: line,
+            receive: receive)
     }
 
     /// Observes the end value of the path of 3 properties from `root`; `receive` gets the new
@@ -128,12 +173,13 @@ extension Observer {
         Root: AnyObject, A: AnyObject, B: AnyObject, P1: ObservableProperty, P2: ObservableProperty,
         P3: ObservableProperty
     >(
-        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
-        _ p3: KeyPath<B, P3>,
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>, _ p3: KeyPath<B, P3>,
+        options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P3.Value?) -> Void
     ) -> ObservedPath<Root, P3.Value> where P1.Value == A, P2.Value == B {
         observe(
-            root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
+            root, PropertyPath(p1).appending(p2).appending(p3), options: options, fileID: fileID,
+            line: line,
             receive: receive)
     }
 
@@ -148,12 +194,13 @@ extension Observer {
         Root: AnyObject, A: AnyObject, B: AnyObject, P1: ObservableProperty, P2: ObservableProperty,
         P3: ObservableProperty
     >(
-        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
-        _ p3: KeyPath<B, P3>,
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>, _ p3: KeyPath<B, P3>,
+        options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P3.Value?) -> Void
     ) -> ObservedPath<Root, P3.Value> where P1.Value == A, P2.Value == B? {
         observe(
-            root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
+            root, PropertyPath(p1).appending(p2).appending(p3), options: options, fileID: fileID,
+            line: line,
             receive: receive)
     }
 
@@ -168,12 +215,13 @@ extension Observer {
         Root: AnyObject, A: AnyObject, B: AnyObject, P1: ObservableProperty, P2: ObservableProperty,
         P3: ObservableProperty
     >(
-        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
-        _ p3: KeyPath<B, P3>,
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>, _ p3: KeyPath<B, P3>,
+        options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P3.Value?) -> Void
     ) -> ObservedPath<Root, P3.Value> where P1.Value == A?, P2.Value == B {
         observe(
-            root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
+            root, PropertyPath(p1).appending(p2).appending(p3), options: options, fileID: fileID,
+            line: line,
             receive: receive)
     }
 
@@ -188,12 +236,13 @@ extension Observer {
         Root: AnyObject, A: AnyObject, B: AnyObject, P1: ObservableProperty, P2: ObservableProperty,
         P3: ObservableProperty
     >(
-        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
-        _ p3: KeyPath<B, P3>,
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>, _ p3: KeyPath<B, P3>,
+        options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P3.Value?) -> Void
     ) -> ObservedPath<Root, P3.Value> where P1.Value == A?, P2.Value == B? {
         observe(
-            root, PropertyPath(p1).appending(p2).appending(p3), fileID: fileID, line: line,
+            root, PropertyPath(p1).appending(p2).appending(p3), options: options, fileID: fileID,
+            line: line,
             receive: receive)
     }
 
@@ -208,13 +257,14 @@ extension Observer {
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
     >(
-        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
-        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>, _ p3: KeyPath<B, P3>,
+        _ p4: KeyPath<C, P4>, options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
     ) -> ObservedPath<Root, P4.Value> where P1.Value == A, P2.Value == B, P3.Value == C {
         observe(
-            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
-            line: line, receive: receive)
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), options: options,
+            fileID: fileID, line: line,
+            receive: receive)
     }
 
     /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
@@ -228,13 +278,14 @@ extension Observer {
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
     >(
-        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
-        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>, _ p3: KeyPath<B, P3>,
+        _ p4: KeyPath<C, P4>, options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
     ) -> ObservedPath<Root, P4.Value> where P1.Value == A, P2.Value == B, P3.Value == C? {
         observe(
-            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
-            line: line, receive: receive)
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), options: options,
+            fileID: fileID, line: line,
+            receive: receive)
     }
 
     /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
@@ -248,13 +299,14 @@ extension Observer {
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
     >(
-        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
-        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>, _ p3: KeyPath<B, P3>,
+        _ p4: KeyPath<C, P4>, options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
     ) -> ObservedPath<Root, P4.Value> where P1.Value == A, P2.Value == B?, P3.Value == C {
         observe(
-            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
-            line: line, receive: receive)
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), options: options,
+            fileID: fileID, line: line,
+            receive: receive)
     }
 
     /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
@@ -268,13 +320,14 @@ extension Observer {
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
     >(
-        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
-        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>, _ p3: KeyPath<B, P3>,
+        _ p4: KeyPath<C, P4>, options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
     ) -> ObservedPath<Root, P4.Value> where P1.Value == A, P2.Value == B?, P3.Value == C? {
         observe(
-            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
-            line: line, receive: receive)
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), options: options,
+            fileID: fileID, line: line,
+            receive: receive)
     }
 
     /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
@@ -288,13 +341,14 @@ extension Observer {
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
     >(
-        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
-        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>, _ p3: KeyPath<B, P3>,
+        _ p4: KeyPath<C, P4>, options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
     ) -> ObservedPath<Root, P4.Value> where P1.Value == A?, P2.Value == B, P3.Value == C {
         observe(
-            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
-            line: line, receive: receive)
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), options: options,
+            fileID: fileID, line: line,
+            receive: receive)
     }
 
     /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
@@ -308,13 +362,14 @@ extension Observer {
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
     >(
-        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
-        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>, _ p3: KeyPath<B, P3>,
+        _ p4: KeyPath<C, P4>, options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
     ) -> ObservedPath<Root, P4.Value> where P1.Value == A?, P2.Value == B, P3.Value == C? {
         observe(
-            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
-            line: line, receive: receive)
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), options: options,
+            fileID: fileID, line: line,
+            receive: receive)
     }
 
     /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
@@ -328,13 +383,14 @@ extension Observer {
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
     >(
-        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
-        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>, _ p3: KeyPath<B, P3>,
+        _ p4: KeyPath<C, P4>, options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
     ) -> ObservedPath<Root, P4.Value> where P1.Value == A?, P2.Value == B?, P3.Value == C {
         observe(
-            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
-            line: line, receive: receive)
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), options: options,
+            fileID: fileID, line: line,
+            receive: receive)
     }
 
     /// Observes the end value of the path of 4 properties from `root`; `receive` gets the new
@@ -348,12 +404,13 @@ extension Observer {
         Root: AnyObject, A: AnyObject, B: AnyObject, C: AnyObject, P1: ObservableProperty,
         P2: ObservableProperty, P3: ObservableProperty, P4: ObservableProperty
     >(
-        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>,
-        _ p3: KeyPath<B, P3>, _ p4: KeyPath<C, P4>,
+        _ root: Root, _ p1: KeyPath<Root, P1>, _ p2: KeyPath<A, P2>, _ p3: KeyPath<B, P3>,
+        _ p4: KeyPath<C, P4>, options: ObservationOptions = [],
         fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (P4.Value?) -> Void
     ) -> ObservedPath<Root, P4.Value> where P1.Value == A?, P2.Value == B?, P3.Value == C? {
         observe(
-            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), fileID: fileID,
-            line: line, receive: receive)
+            root, PropertyPath(p1).appending(p2).appending(p3).appending(p4), options: options,
+            fileID: fileID, line: line,
+            receive: receive)
     }
 }

@@ -77,15 +77,39 @@ extension Observer {
     ///
     /// Like the typed form, it lasts until the observer dies, `observer.stopObserving(root)`,
     /// `observer.stopObserving()` or the root's death, and returns the path, to keep or ignore.
+    /// With `options: .initial`, `receive` gets the current end value at once.
     @discardableResult
     public func observe<Root: AnyObject>(
-        _ root: Root, path text: String, fileID: StaticString = #fileID, line: UInt = #line,
-        receive: @escaping (Any?) -> Void
+        _ root: Root, path text: String, options: ObservationOptions = [],
+        fileID: StaticString = #fileID, line: UInt = #line, receive: @escaping (Any?) -> Void
     ) throws(PathError) -> ObservedPath<Root, Any> {
         let observed = try ObservedPath(root, path: text, fileID: fileID, line: line)
-        observe(observed, root: root, site: DeclarationSite(fileID: fileID, line: line)) {
+        observe(
+            observed, root: root, options: options,
+            site: DeclarationSite(fileID: fileID, line: line)
+        ) {
             receive($0.new)
         }
+        return observed
+    }
+
+    /// Observes the end value of the path given as text from `root`, as
+    /// ``observe(_:path:options:fileID:line:receive:)`` does, but `receive` gets each change as
+    /// an ``Update`` of the old and the new end value (`nil` while unreachable).
+    ///
+    /// ```swift
+    /// try observer.observeUpdates(cache, path: "currentUser.name") { update in }
+    /// ```
+    @discardableResult
+    public func observeUpdates<Root: AnyObject>(
+        _ root: Root, path text: String, options: ObservationOptions = [],
+        fileID: StaticString = #fileID, line: UInt = #line,
+        receive: @escaping (Update<Any?>) -> Void
+    ) throws(PathError) -> ObservedPath<Root, Any> {
+        let observed = try ObservedPath(root, path: text, fileID: fileID, line: line)
+        observe(
+            observed, root: root, options: options,
+            site: DeclarationSite(fileID: fileID, line: line), receive: receive)
         return observed
     }
 }

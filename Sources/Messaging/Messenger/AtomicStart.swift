@@ -51,3 +51,22 @@ package func latestMessageIfCache<Object: ObservableObject>(of object: Object) -
     guard let cache = object as? any ObservableCache else { return nil }
     return latest(of: cache) as? Object.Message
 }
+
+extension ObservableCache {
+    /// Starts an observation (owned by `receiver`, if any, and filed under `group`, if any) whose
+    /// first message is ``latestMessage``, authored by `author` (see
+    /// `MessengerCore.connectSendingLatest`). For a ``LockedLatestMessage`` it is read in the
+    /// same step as the start; for another cache when its turn comes.
+    package func connectSendingLatest(
+        receiver: Receiver?, site: DeclarationSite, groupedUnder group: ObjectIdentifier? = nil,
+        handler: Handler<Message>, author: AnyAuthor
+    ) -> Connection<Message> {
+        var latestWhileLocked: (() -> Message)?
+        if let locked = self as? any LockedLatestMessage {
+            latestWhileLocked = { locked.anyLatestMessageWhileLocked as! Message }
+        }
+        return messenger.core.connectSendingLatest(
+            receiver: receiver, site: site, groupedUnder: group, handler: handler,
+            author: author, latestWhileLocked: latestWhileLocked, latest: { self.latestMessage })
+    }
+}

@@ -215,6 +215,8 @@ package final class MessengerCore<Message>: @unchecked Sendable {
                 isObserved: isObserved, handler: state.observationStateHandler)
         case .endObservations:
             return .endObservations
+        case .initial(let delivery):
+            return .initial(delivery)
         case nil:
             return nil
         }
@@ -230,6 +232,8 @@ package final class MessengerCore<Message>: @unchecked Sendable {
             handler?(isObserved)
         case .endObservations:
             disconnectAll()
+        case .initial(let delivery):
+            delivery.perform()
         }
     }
 
@@ -271,10 +275,13 @@ package final class MessengerCore<Message>: @unchecked Sendable {
 
     /// Starts the observation that `make` creates from its start sequence (see
     /// `connect(receiver:site:atStart:handler:)`).
+    /// `afterStart`, if given, runs under the lock right after the start (before the
+    /// observation-state change is told).
     @inlinable @inline(__always)
     func connect(
         receiver: Receiver?, atStart: () -> Void,
-        make: (_ startSequence: UInt64) -> Connection<Message>
+        make: (_ startSequence: UInt64) -> Connection<Message>,
+        afterStart: ((Connection<Message>) -> Void)? = nil
     ) -> Connection<Message> {
         let (connection, notify) = lock.withLock {
             atStart()
@@ -282,11 +289,80 @@ package final class MessengerCore<Message>: @unchecked Sendable {
             prepareToChangeConnections()
             state.connections.append(connection)
             let becameObserved = state.connections.liveCount == 1
-            return (connection, becameObserved ? beginStateChange(isObserved: true) : .none)
+            let notify = becameObserved ? beginStateChange(isObserved: true) : .none
+            afterStart?(connection)
+            return (connection, notify)
         }
         receiver?.storage.add(connection)
         tellObservationState(true, notify)
         return connection
+    }
+
+    /// Starts an observation whose first message is the state it starts from (KVO's
+    /// `.initial`), delivered to it alone, authored by `author`, in turn with this messenger's
+    /// other work: at once if nothing else is being delivered, else after the work accepted
+    /// before (also when this runs inside one of this messenger's handlers), and always before
+    /// the messages accepted after the start.
+    ///
+    /// `latestWhileLocked`, if given, reads the state under the lock, in the same step as the
+    /// start (a variable's value): the first message is then exactly the state that every later
+    /// message changes. Otherwise `latest` reads it when its turn comes, outside the lock; it may
+    /// then already include a change whose message follows.
+    @usableFromInline
+    package func connectSendingLatest(
+        receiver: Receiver?, site: DeclarationSite, groupedUnder group: ObjectIdentifier?,
+        handler: Handler<Message>, author: AnyAuthor, latestWhileLocked: (() -> Message)?,
+        latest: @escaping () -> Message
+    ) -> Connection<Message> {
+        let make = { (sequence: UInt64) -> Connection<Message> in
+            guard let group, let receiver else {
+                return Connection(
+                    core: self, startSequence: sequence, receiver: receiver?.storage, site: site,
+                    handler: handler)
+            }
+            return GroupedConnection(
+                core: self, startSequence: sequence, receiver: receiver.storage, site: site,
+                handler: handler, group: group)
+        }
+        var initial: InitialDelivery<Message>?
+        var admission = Admission.queued
+        let connection = connect(receiver: receiver, atStart: {}, make: make) { connection in
+            // Under the lock, right after the start.
+            let message: () -> Message
+            if let latestWhileLocked {
+                let read = latestWhileLocked()
+                message = { read }
+            } else {
+                message = latest
+            }
+            let delivery = InitialDelivery(to: connection, from: author, message: message)
+            initial = delivery
+            admission = self.admit(.initial(delivery))
+        }
+        switch admission {
+        case .deliverNow:
+            initial?.perform()
+            finishDelivering()
+        case .queued:
+            break
+        case .drainQueue:
+            drainPending()
+        }
+        return connection
+    }
+
+    /// Starts an observation that also hears of the messenger's death: `died` is called once,
+    /// after the messenger (with its object) died and ended the observation, on the thread that
+    /// let go of it. Without a `handler`, the observation receives no message, only the death.
+    package func connectWatchingDeath(
+        receiver: Receiver?, site: DeclarationSite, handler: Handler<Message>?,
+        died: @escaping () -> Void
+    ) -> Connection<Message> {
+        connect(receiver: receiver, atStart: {}) { sequence in
+            DeathWatchingConnection(
+                core: self, startSequence: sequence, receiver: receiver?.storage, site: site,
+                handler: handler, died: died)
+        }
     }
 
     /// Starts an observation whose handler takes the author too.
@@ -349,6 +425,7 @@ package final class MessengerCore<Message>: @unchecked Sendable {
             return (state.connections.removeAll(), state.observationStateHandler)
         }
         removed.forEachConnection { $0.receiver?.forget($0) }
+        removed.forEachConnection { $0.observedObjectDied() }
         _ = handler
     }
 

@@ -9,6 +9,8 @@ enum DeliveryStep<Message> {
     case observationStateChange(isObserved: Bool, handler: ((Bool) -> Void)?)
     /// End every observation (`disconnectAllAfterDeliveries`).
     case endObservations
+    /// Give a new observation the state it starts from (`connectSendingLatest`).
+    case initial(InitialDelivery<Message>)
 }
 
 /// Work accepted while another call was delivering, in acceptance order.
@@ -17,6 +19,33 @@ enum PendingDelivery<Message> {
     case message(Message, author: AnyAuthor, sequence: UInt64)
     case observationStateChange(isObserved: Bool)
     case endObservations
+    case initial(InitialDelivery<Message>)
+}
+
+/// The first message of an observation that asked for the state it starts from (KVO's
+/// `.initial`): delivered to that observation only, in turn with the messenger's other work.
+/// A class, so that the queue's items stay as small as a message's.
+@usableFromInline
+final class InitialDelivery<Message> {
+    let connection: Connection<Message>
+    let author: AnyAuthor
+    /// Makes the message when its turn comes (outside the lock).
+    let message: () -> Message
+
+    init(
+        to connection: Connection<Message>, from author: AnyAuthor, message: @escaping () -> Message
+    ) {
+        self.connection = connection
+        self.author = author
+        self.message = message
+    }
+
+    /// Delivers the message, unless the observation ended meanwhile.
+    @usableFromInline
+    func perform() {
+        guard connection.isActive else { return }
+        connection.deliver(message(), from: author)
+    }
 }
 
 /// The non-generic part of a messenger's lock-protected state.

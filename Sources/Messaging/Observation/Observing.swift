@@ -42,9 +42,41 @@ public final class Observing<Observed: ObservableObject>: Sendable {
             handler: .messageAndAuthor(receive))
     }
 
-    private init(_ observed: Observed, site: DeclarationSite, handler: Handler<Observed.Message>) {
+    /// Starts observing `observed`; `receive` is called with every message it sends from now on,
+    /// and `whenObservedDies` once `observed` dies (EBN's dealloc protocol), on the thread that
+    /// let go of it last, just after ``isActive`` turned false. It is not called after
+    /// ``stop()`` or once this `Observing` is gone.
+    ///
+    /// ```swift
+    /// observing = Observing(document, whenObservedDies: { [weak self] in self?.close() }) {
+    ///     change in self.show(change)
+    /// }
+    /// ```
+    public convenience init(
+        _ observed: Observed, fileID: StaticString = #fileID, line: UInt = #line,
+        whenObservedDies: @escaping () -> Void, receive: @escaping (Observed.Message) -> Void
+    ) {
+        self.init(observed, site: DeclarationSite(fileID: fileID, line: line)) { receiver, site in
+            _ = observed.messenger.core.connectWatchingDeath(
+                receiver: receiver, site: site, handler: .message(receive), died: whenObservedDies)
+        }
+    }
+
+    private convenience init(
+        _ observed: Observed, site: DeclarationSite, handler: Handler<Observed.Message>
+    ) {
+        self.init(observed, site: site) { receiver, site in
+            _ = observed.messenger.core.connect(receiver: receiver, site: site, handler: handler)
+        }
+    }
+
+    /// Makes the receiver and lets `start` start the observation, owned by it.
+    private init(
+        _ observed: Observed, site: DeclarationSite,
+        start: (_ receiver: Receiver, _ site: DeclarationSite) -> Void
+    ) {
         self.site = site
-        _ = observed.messenger.core.connect(receiver: receiver, site: site, handler: handler)
+        start(receiver, site)
     }
 
     /// Whether the observation still runs: neither stopped nor ended by the observed object's
@@ -56,5 +88,52 @@ public final class Observing<Observed: ObservableObject>: Sendable {
     /// is harmless.
     public func stop() {
         receiver.storage.endAllObservations()
+    }
+}
+
+extension Observing where Observed: ObservableCache {
+    /// Starts observing `observed` with `options`: with ``ObservationOptions/initial``, `receive`
+    /// gets its ``ObservableCache/latestMessage`` at once (a variable's current value as
+    /// `Update(value, value)`; HTBKVObservation's "in sync at once"), then every message it
+    /// sends from now on.
+    ///
+    /// ```swift
+    /// observing = Observing(title, options: .initial) { [weak self] update in
+    ///     self?.text = update.new
+    /// }
+    /// ```
+    public convenience init(
+        _ observed: Observed, options: ObservationOptions, fileID: StaticString = #fileID,
+        line: UInt = #line, receive: @escaping (Observed.Message) -> Void
+    ) {
+        self.init(
+            observed, options: options, site: DeclarationSite(fileID: fileID, line: line),
+            handler: .message(receive))
+    }
+
+    /// Starts observing `observed` with `options`, receiving each message's author too (the
+    /// first message's author is `observed`).
+    public convenience init(
+        _ observed: Observed, options: ObservationOptions, fileID: StaticString = #fileID,
+        line: UInt = #line, receive: @escaping (Observed.Message, AnyAuthor) -> Void
+    ) {
+        self.init(
+            observed, options: options, site: DeclarationSite(fileID: fileID, line: line),
+            handler: .messageAndAuthor(receive))
+    }
+
+    private convenience init(
+        _ observed: Observed, options: ObservationOptions, site: DeclarationSite,
+        handler: Handler<Observed.Message>
+    ) {
+        self.init(observed, site: site) { receiver, site in
+            if options.contains(.initial) {
+                _ = observed.connectSendingLatest(
+                    receiver: receiver, site: site, handler: handler, author: observed)
+            } else {
+                _ = observed.messenger.core.connect(
+                    receiver: receiver, site: site, handler: handler)
+            }
+        }
     }
 }

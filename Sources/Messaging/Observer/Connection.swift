@@ -62,6 +62,10 @@ package class ConnectionBase: @unchecked Sendable {
 
     /// The identity of the messenger core this connection belongs to.
     var coreIdentity: ObjectIdentifier { fatalError("abstract") }
+
+    /// The observed object died and took this connection out (its messenger's teardown); called
+    /// outside every lock. Only an observation that asked to hear of it does anything.
+    func observedObjectDied() {}
 }
 
 /// What an observation calls with each message: the user's closure as it was given, so that
@@ -131,4 +135,30 @@ final class GroupedConnection<Message>: Connection<Message>, @unchecked Sendable
     }
 
     override var coreIdentity: ObjectIdentifier { group }
+}
+
+/// An observation that also hears of the observed object's death (EBN's dealloc protocol):
+/// `observer.observeDeath(of:)`, or an ``Observing`` made with `whenObservedDies:`. Without a
+/// handler it receives no message at all: its gate stays above every sequence number.
+final class DeathWatchingConnection<Message>: Connection<Message>, @unchecked Sendable {
+    /// Set once; taken (so called at most once, and released) when the object dies.
+    private let died: () -> Void
+
+    /// The gate of a connection that watches only for death: above every sequence number a
+    /// messenger hands out, below `stoppedGate`, so the connection is active and accepts nothing.
+    static var deathOnlyGate: UInt64 { .max - 1 }
+
+    init(
+        core: MessengerCore<Message>, startSequence: UInt64, receiver: ReceiverStorage?,
+        site: DeclarationSite, handler: Handler<Message>?, died: @escaping () -> Void
+    ) {
+        self.died = died
+        super.init(
+            core: core, startSequence: handler == nil ? Self.deathOnlyGate : startSequence,
+            receiver: receiver, site: site, handler: handler ?? .message { _ in })
+    }
+
+    override func observedObjectDied() {
+        died()
+    }
 }

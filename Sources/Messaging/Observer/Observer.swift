@@ -55,6 +55,70 @@ extension Observer {
             receiver: receiver, site: DeclarationSite(fileID: fileID, line: line), receive: receive)
     }
 
+    /// Starts observing `cache` with `options`: with ``ObservationOptions/initial``, `receive`
+    /// gets the cache's ``ObservableCache/latestMessage`` at once (a variable's current value as
+    /// `Update(value, value)`), then every message it sends from now on.
+    ///
+    /// ```swift
+    /// observer.observe(title, options: .initial) { update in label.text = update.new }
+    /// ```
+    ///
+    /// The first message reaches this observation only, authored by `cache`, before any
+    /// message sent after the start (see ``ObservationOptions/initial`` for when it arrives).
+    /// Without options this is `observe(_:receive:)`.
+    public func observe<Observed: ObservableCache>(
+        _ cache: Observed, options: ObservationOptions, fileID: StaticString = #fileID,
+        line: UInt = #line, receive: @escaping (Observed.Message) -> Void
+    ) {
+        observe(
+            cache, options: options, site: DeclarationSite(fileID: fileID, line: line),
+            handler: .message(receive))
+    }
+
+    /// Starts observing `cache` with `options`, receiving each message's author too (see the
+    /// form without authors). The first message's author is `cache`.
+    public func observe<Observed: ObservableCache>(
+        _ cache: Observed, options: ObservationOptions, fileID: StaticString = #fileID,
+        line: UInt = #line, receive: @escaping (Observed.Message, AnyAuthor) -> Void
+    ) {
+        observe(
+            cache, options: options, site: DeclarationSite(fileID: fileID, line: line),
+            handler: .messageAndAuthor(receive))
+    }
+
+    private func observe<Observed: ObservableCache>(
+        _ cache: Observed, options: ObservationOptions, site: DeclarationSite,
+        handler: Handler<Observed.Message>
+    ) {
+        if options.contains(.initial) {
+            _ = cache.connectSendingLatest(
+                receiver: receiver, site: site, handler: handler, author: cache)
+        } else {
+            _ = cache.messenger.core.connect(receiver: receiver, site: site, handler: handler)
+        }
+    }
+
+    /// Calls `handler` once `observable` dies (EBN's dealloc protocol): when its messenger is
+    /// freed, on the thread that let go of it last.
+    ///
+    /// ```swift
+    /// viewModel.observeDeath(of: document) { [weak viewModel] in viewModel?.close() }
+    /// ```
+    ///
+    /// It is an observation of `observable` that receives no messages: it counts in
+    /// ``ObservableObject/observationCount`` and ``ObservableObject/observationSites``, and it
+    /// ends like any other, without calling `handler`, when this observer dies or stops
+    /// observing `observable` first. (A model class that is not observable itself dies with its
+    /// observable properties: watch one of those.)
+    public func observeDeath<Observed: ObservableObject>(
+        of observable: Observed, fileID: StaticString = #fileID, line: UInt = #line,
+        _ handler: @escaping () -> Void
+    ) {
+        _ = observable.messenger.core.connectWatchingDeath(
+            receiver: receiver, site: DeclarationSite(fileID: fileID, line: line), handler: nil,
+            died: handler)
+    }
+
     /// Whether this observer has at least one running observation of `observable`.
     ///
     /// ```swift

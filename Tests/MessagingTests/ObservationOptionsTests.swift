@@ -1,0 +1,228 @@
+import Dispatch
+import HeraldTestSupport
+import Messaging
+import Testing
+
+/// KVO's `.initial` (opt-in), and EBN's dealloc protocol: being told that an observed object died.
+@Suite("Observation options")
+struct ObservationOptionsTests {
+    @Test func theInitialOptionDeliversTheCurrentValueAtOnce() {
+        let title = Var("Draft")
+        let observer = TestObserver()
+        let seen = Recording<Update<String>>()
+        observer.observe(title, options: .initial) { seen.append($0) }
+        #expect(seen.elements == [Update("Draft", "Draft")])
+
+        title.value = "Final"
+        #expect(seen.elements == [Update("Draft", "Draft"), Update("Draft", "Final")])
+    }
+
+    @Test func withoutTheInitialOptionStartingSendsNothing() {
+        let title = Var("Draft")
+        let observer = TestObserver()
+        let seen = Recording<Update<String>>()
+        observer.observe(title, options: []) { seen.append($0) }
+        observer.observe(title) { seen.append($0) }
+        #expect(seen.elements.isEmpty)
+    }
+
+    @Test func theInitialMessageIsAuthoredByTheObservedObjectAndReachesOnlyTheNewObservation() {
+        let count = Var(3)
+        let earlier = RecordingObserver<Update<Int>>()
+        earlier.record(count)
+        let observer = TestObserver()
+        let authors = Recording<AnyAuthor>()
+        observer.observe(count, options: .initial) { _, author in authors.append(author) }
+
+        #expect(authors.count == 1)
+        #expect(authors.elements.first === count)
+        #expect(earlier.messages.elements.isEmpty)
+    }
+
+    @Test func anyCacheCanStartWithItsLatestMessage() {
+        final class Weather: Messenger<String>, ObservableCache {
+            var latestMessage: String { "sunny" }
+        }
+        let weather = Weather()
+        let observer = TestObserver()
+        let seen = Recording<String>()
+        observer.observe(weather, options: .initial) { seen.append($0) }
+        weather.send("rain")
+        #expect(seen.elements == ["sunny", "rain"])
+    }
+
+    // Promise 2 holds for the first message too: started from a handler, the observation gets
+    // it after the message being delivered reached every observer, and before later messages.
+    @Test func anObservationStartedInAHandlerGetsItsInitialValueAfterTheCurrentDelivery() {
+        let number = Var(0)
+        let observer = TestObserver()
+        let late = TestObserver()
+        let log = Recording<String>()
+        observer.observe(number) { update in
+            log.append("first \(update.new)")
+            if update.new == 1 {
+                late.observe(number, options: .initial) { log.append("late \($0.old)→\($0.new)") }
+                log.append("started")
+                number.value = 2
+            }
+        }
+        observer.observe(number) { update in log.append("second \(update.new)") }
+
+        number.value = 1
+
+        #expect(
+            log.elements == [
+                "first 1", "started", "second 1", "late 1→1", "first 2", "second 2", "late 1→2",
+            ])
+    }
+
+    @Test func anObservationStoppedBeforeItsTurnGetsNoInitialValue() {
+        let number = Var(0)
+        let observer = TestObserver()
+        let late = TestObserver()
+        let seen = Recording<Update<Int>>()
+        observer.observe(number) { update in
+            guard update.new == 1 else { return }
+            late.observe(number, options: .initial) { seen.append($0) }
+            late.stopObserving(number)
+        }
+        number.value = 1
+        number.value = 2
+        #expect(seen.elements.isEmpty)
+    }
+
+    @Test func anObservingCanStartWithTheCurrentValue() {
+        let title = Var("Draft")
+        let seen = Recording<String>()
+        let observing = Observing(title, options: .initial) { update in seen.append(update.new) }
+        title.value = "Final"
+        #expect(seen.elements == ["Draft", "Final"])
+        #expect(observing.isActive)
+
+        let authors = Recording<AnyAuthor>()
+        let withAuthors = Observing(title, options: .initial) { _, author in
+            authors.append(author)
+        }
+        #expect(authors.elements.first === title)
+        withExtendedLifetime(withAuthors) {}
+    }
+
+    // MARK: Death
+
+    @Test func anObserverIsToldWhenAnObservedObjectDies() {
+        var messenger: Messenger<Int>? = Messenger<Int>()
+        let observer = TestObserver()
+        let deaths = Recording<String>()
+        observer.observeDeath(of: messenger!) { deaths.append("died") }
+        #expect(messenger?.observationCount == 1)
+        #expect(observer.isObserving(messenger!))
+        messenger?.send(1)  // a death watch receives no messages
+        #expect(deaths.elements.isEmpty)
+
+        messenger = nil
+
+        #expect(deaths.elements == ["died"])
+    }
+
+    @Test func aVariableThatDiesWithItsModelTellsTheObserver() {
+        final class Model {
+            let name = Var("a")
+        }
+        var model: Model? = Model()
+        let observer = TestObserver()
+        let deaths = Recording<String>()
+        observer.observeDeath(of: model!.name) { deaths.append("model gone") }
+        model = nil
+        #expect(deaths.elements == ["model gone"])
+    }
+
+    @Test func aDeathWatchEndsWithoutACallWhenStoppedOrWhenTheObserverDies() {
+        var first: Messenger<Int>? = Messenger<Int>()
+        var second: Messenger<Int>? = Messenger<Int>()
+        let deaths = Recording<String>()
+        let observer = TestObserver()
+        var shortLived: TestObserver? = TestObserver()
+        observer.observeDeath(of: first!) { deaths.append("first") }
+        shortLived?.observeDeath(of: second!) { deaths.append("second") }
+
+        observer.stopObserving(first)
+        shortLived = nil
+        #expect(first?.observationCount == 0)
+        #expect(second?.observationCount == 0)
+        first = nil
+        second = nil
+
+        #expect(deaths.elements.isEmpty)
+    }
+
+    @Test func aDeathWatchFreesItsHandler() {
+        var messenger: Messenger<Int>? = Messenger<Int>()
+        let observer = TestObserver()
+        let freed: WeakBox<Canary>
+        do {
+            let canary = Canary()
+            freed = WeakBox(canary)
+            observer.observeDeath(of: messenger!) { withExtendedLifetime(canary) {} }
+        }
+        #expect(!freed.isFreed)
+        messenger = nil
+        #expect(freed.isFreed)
+    }
+
+    @Test func anObservingSaysWhenTheObservedObjectDies() {
+        var messenger: Messenger<String>? = Messenger<String>()
+        let log = Recording<String>()
+        final class Holder: @unchecked Sendable {
+            weak var observing: Observing<Messenger<String>>?
+        }
+        let holder = Holder()
+        let observing = Observing(
+            messenger!,
+            whenObservedDies: { log.append("died, active: \(holder.observing?.isActive == true)") }
+        ) { log.append($0) }
+        holder.observing = observing
+        messenger?.send("hi")
+        messenger = nil
+        #expect(log.elements == ["hi", "died, active: false"])
+        #expect(!observing.isActive)
+    }
+
+    @Test func aStoppedObservingIsNotToldOfTheDeath() {
+        var messenger: Messenger<String>? = Messenger<String>()
+        let log = Recording<String>()
+        let observing = Observing(messenger!, whenObservedDies: { log.append("died") }) { _ in }
+        observing.stop()
+        messenger = nil
+        #expect(log.elements.isEmpty)
+    }
+}
+
+extension ConcurrencyTests {
+    // The first message of an observation started while another thread delivers waits its turn:
+    // it is never delivered concurrently with, or after, a later message.
+    @Test func anInitialValueWaitsForTheDeliveryInProgressOnAnotherThread() {
+        let number = Var(0)
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let observer = TestObserver()
+        observer.observe(number) { update in
+            guard update.new == 1 else { return }
+            entered.signal()
+            release.wait()
+        }
+        let sent = DispatchGroup()
+        DispatchQueue.global().async(group: sent) { number.value = 1 }
+        entered.wait()
+
+        let late = TestObserver()
+        let log = Recording<String>()
+        late.observe(number, options: .initial) { log.append("\($0.old)→\($0.new)") }
+        let queuedBehindTheDelivery = log.elements.isEmpty
+        number.value = 2  // queued for the delivering thread too
+        release.signal()
+        sent.wait()
+
+        #expect(queuedBehindTheDelivery)
+        #expect(log.elements == ["1→1", "1→2"])
+    }
+}
