@@ -85,6 +85,35 @@ struct AuthorFilterTests {
         #expect(notFromLog.messages.elements == [1])  // everything is not from it
     }
 
+    // A new object may take a dead author's address (the allocator hands the freed memory to
+    // the next object of that size): its messages must not count as the dead author's.
+    @Test func aDeadAuthorsAddressIsNeverTakenForItsMessages() {
+        let messenger = Messenger<Int>()
+        var author: Author? = Author("temporary")
+        let fromAuthor = messenger.from(author!)
+        let notFromAuthor = messenger.notFrom(author!)
+        let fromLog = RecordingObserver<Int>()
+        fromLog.record(fromAuthor)
+        let notFromLog = RecordingObserver<Int>()
+        notFromLog.record(notFromAuthor)
+        let adHocFrom = Recording<Int>()
+        let adHocNotFrom = Recording<Int>()
+        let observer = TestObserver()
+        observer.observe(messenger).from(author!) { adHocFrom.append($0) }
+        observer.observe(messenger).notFrom(author!) { adHocNotFrom.append($0) }
+
+        author = nil
+        for index in 0..<100 {
+            let newcomer = Author("newcomer \(index)")
+            messenger.send(index, from: newcomer)
+        }
+
+        #expect(fromLog.messages.elements.isEmpty)
+        #expect(adHocFrom.elements.isEmpty)
+        #expect(notFromLog.messages.elements == Array(0..<100))
+        #expect(adHocNotFrom.elements == Array(0..<100))
+    }
+
     /// The seed's shared-state pattern: collaborators ignore their own edits.
     @Test func collaboratorsIgnoreTheirOwnEdits() {
         final class Collaborator: Observer {
