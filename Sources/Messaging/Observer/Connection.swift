@@ -102,6 +102,15 @@ package class Connection<Message>: ConnectionBase, @unchecked Sendable {
     /// Calls the handler.
     @inlinable @inline(__always)
     final func deliver(_ message: Message, from author: AnyAuthor) {
+        Self.call(handler, with: message, from: author)
+    }
+
+    /// Calls `handler`, borrowed: a `switch` on the stored property itself would copy the
+    /// closure out of the enum, a retain and a release of its context per delivery.
+    @inlinable @inline(__always)
+    static func call(
+        _ handler: borrowing Handler<Message>, with message: Message, from author: AnyAuthor
+    ) {
         switch handler {
         case .message(let receive): receive(message)
         case .messageAndAuthor(let receive): receive(message, author)
