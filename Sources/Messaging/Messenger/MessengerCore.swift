@@ -165,34 +165,36 @@ package final class MessengerCore<Message>: @unchecked Sendable {
     }
 
     /// Calls every receiver that accepts `sequence`, in registration order.
+    ///
+    /// `receivers` is borrowed: binding the connection (or the buffer) out of a consumed enum
+    /// copied it, one more retain and release per delivery.
     @inlinable @inline(__always)
     static func deliver(
         _ message: Message, from author: AnyAuthor, sequence: UInt64,
-        to receivers: consuming ConnectionList.Slots
+        to receivers: borrowing ConnectionList.Slots
     ) {
         // Every connection of a core's list is a `Connection<Message>`.
-        let buffer: ContiguousArray<ConnectionBase?>
-        switch consume receivers {
+        switch receivers {
         case .none:
             return
         case .one(let connection):
             let connection = unsafeDowncast(connection, to: Connection<Message>.self)
             if connection.accepts(sequence) { connection.deliver(message, from: author) }
-            return
-        case .many(let many):
-            buffer = many
-        }
-        // `buffer` keeps every connection alive for the whole loop, so each is borrowed without
-        // retain/release (an `Optional` class reference is one pointer, nil as null).
-        buffer.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            UnsafeRawPointer(base).withMemoryRebound(
-                to: UnsafeRawPointer?.self, capacity: buffer.count
-            ) { elements in
-                for index in 0..<buffer.count {
-                    guard let element = elements[index] else { continue }
-                    Unmanaged<Connection<Message>>.fromOpaque(element)._withUnsafeGuaranteedRef {
-                        if $0.accepts(sequence) { $0.deliver(message, from: author) }
+        case .many(let buffer):
+            // `buffer` keeps every connection alive for the whole loop, so each is borrowed
+            // without retain/release (an `Optional` class reference is one pointer, nil as
+            // null).
+            buffer.withUnsafeBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                UnsafeRawPointer(base).withMemoryRebound(
+                    to: UnsafeRawPointer?.self, capacity: buffer.count
+                ) { elements in
+                    for index in 0..<buffer.count {
+                        guard let element = elements[index] else { continue }
+                        Unmanaged<Connection<Message>>.fromOpaque(element)
+                            ._withUnsafeGuaranteedRef {
+                                if $0.accepts(sequence) { $0.deliver(message, from: author) }
+                            }
                     }
                 }
             }
