@@ -44,9 +44,9 @@ extension Observer {
         return observed
     }
 
-    /// Observes the end value of `path` from `root`, as ``observe(_:_:options:fileID:line:receive:)``
-    /// does, but `receive` gets each change as an ``Update``: the old and the new end value
-    /// (`nil` while unreachable), as an observer of the ``ObservedPath`` does.
+    /// Observes the end value of `path` from `root`, as `observe(root, path)` does, but
+    /// `receive` gets each change as an ``Update``: the old and the new end value (`nil` while
+    /// unreachable), as an observer of the ``ObservedPath`` does.
     ///
     /// ```swift
     /// observer.observeUpdates(cache, PropertyPath(\.$currentUser).appending(\.$name)) { update in
