@@ -226,3 +226,59 @@ extension ConcurrencyTests {
         #expect(log.elements == ["1→1", "1→2"])
     }
 }
+
+extension ObservationOptionsTests {
+    @Test func theInitialValueComesBeforeWhatTheObservationStateHandlerSends() {
+        let weather = Var("unknown")
+        weather.whenObservationStateChanges { isObserved in
+            if isObserved { weather.value = "sunny" }  // "someone wants this now": load it
+        }
+        let observer = TestObserver()
+        let seen = Recording<String>()
+        observer.observe(weather, options: .initial) { seen.append("\($0.old)→\($0.new)") }
+        #expect(seen.elements == ["unknown→unknown", "unknown→sunny"])
+    }
+
+    @Test func aDeathHandlerMayReleaseItsObserverAndObserveOtherObjects() {
+        var doomed: Messenger<Int>? = Messenger<Int>()
+        let other = Var(0)
+        let seen = Recording<Int>()
+        let survivor = TestObserver()
+        let freed: WeakBox<TestObserver>
+        do {
+            let observer = TestObserver()
+            let box = Box(observer)
+            freed = WeakBox(observer)
+            observer.observeDeath(of: doomed!) {
+                _ = box.take()  // the observer's last reference goes here
+                survivor.observe(other) { seen.append($0.new) }
+            }
+        }
+        #expect(!freed.isFreed)
+        doomed = nil
+        other.value = 1
+        #expect(freed.isFreed)
+        #expect(seen.elements == [1])
+    }
+}
+
+extension ConcurrencyTests {
+    // An object dying on one thread while its observer stops observing it on another: the death
+    // handler runs at most once, and nothing crashes.
+    @Test func aDeathRacingAStopCallsTheHandlerAtMostOnce() {
+        for _ in 0..<200 {
+            let observer = TestObserver()
+            let calls = Recording<Int>()
+            let box: Box<Messenger<Int>>
+            do {
+                let messenger = Messenger<Int>()
+                observer.observeDeath(of: messenger) { calls.append(1) }
+                box = Box(messenger)
+            }
+            concurrently(threads: 2) { thread in
+                if thread == 0 { _ = box.take() } else { observer.stopObserving() }
+            }
+            #expect(calls.count <= 1)
+        }
+    }
+}
