@@ -94,14 +94,9 @@ extension Observer {
         of observed: ObservedPath<Root, Value>, root: Root, options: ObservationOptions,
         site: DeclarationSite, handler: @escaping (Update<Value?>) -> Void
     ) {
-        let group = PathRoot.group(of: root)
-        let connection =
-            options.contains(.initial)
-            ? observed.connectSendingLatest(
-                receiver: receiver, site: site, groupedUnder: group, handler: .message(handler),
-                author: observed)
-            : observed.messenger.core.connect(
-                receiver: receiver, site: site, groupedUnder: group, handler: .message(handler))
+        let connection = observed.connect(
+            options: options, receiver: receiver, site: site,
+            groupedUnder: PathRoot.group(of: root), handler: .message(handler))
         observed.belongs(to: connection)
         // A path that is over already (it cannot observe its root) frees this observation now;
         // one that ends later ends it itself.

@@ -53,10 +53,28 @@ package func latestMessageIfCache<Object: ObservableObject>(of object: Object) -
 }
 
 extension ObservableCache {
+    /// Starts an observation (owned by `receiver`, if any, and filed under `group`, if any) as
+    /// `options` ask: with ``ObservationOptions/initial``, one whose first message is
+    /// ``latestMessage``, authored by this object (`connectSendingLatest`); else a plain one.
+    /// Inlinable, so that the plain start is specialized where it is called, as before.
+    @inlinable
+    package func connect(
+        options: ObservationOptions, receiver: Receiver?, site: DeclarationSite,
+        groupedUnder group: ObjectIdentifier? = nil, handler: Handler<Message>
+    ) -> Connection<Message> {
+        guard options.contains(.initial) else {
+            return messenger.core.connect(
+                receiver: receiver, site: site, groupedUnder: group, handler: handler)
+        }
+        return connectSendingLatest(
+            receiver: receiver, site: site, groupedUnder: group, handler: handler, author: self)
+    }
+
     /// Starts an observation (owned by `receiver`, if any, and filed under `group`, if any) whose
     /// first message is ``latestMessage``, authored by `author` (see
     /// `MessengerCore.connectSendingLatest`). For a ``LockedLatestMessage`` it is read in the
     /// same step as the start; for another cache when its turn comes.
+    @usableFromInline
     package func connectSendingLatest(
         receiver: Receiver?, site: DeclarationSite, groupedUnder group: ObjectIdentifier? = nil,
         handler: Handler<Message>, author: AnyAuthor

@@ -127,13 +127,8 @@ extension Observing where Observed: ObservableCache {
         handler: Handler<Observed.Message>
     ) {
         self.init(observed, site: site) { receiver, site in
-            if options.contains(.initial) {
-                _ = observed.connectSendingLatest(
-                    receiver: receiver, site: site, handler: handler, author: observed)
-            } else {
-                _ = observed.messenger.core.connect(
-                    receiver: receiver, site: site, handler: handler)
-            }
+            _ = observed.connect(
+                options: options, receiver: receiver, site: site, handler: handler)
         }
     }
 }

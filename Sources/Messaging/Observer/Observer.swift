@@ -90,12 +90,7 @@ extension Observer {
         _ cache: Observed, options: ObservationOptions, site: DeclarationSite,
         handler: Handler<Observed.Message>
     ) {
-        if options.contains(.initial) {
-            _ = cache.connectSendingLatest(
-                receiver: receiver, site: site, handler: handler, author: cache)
-        } else {
-            _ = cache.messenger.core.connect(receiver: receiver, site: site, handler: handler)
-        }
+        _ = cache.connect(options: options, receiver: receiver, site: site, handler: handler)
     }
 
     /// Calls `handler` once `observable` dies (EBN's dealloc protocol): when its messenger is
