@@ -49,14 +49,14 @@ public final class Observing<Observed: ObservableObject>: Sendable {
     ///
     /// ```swift
     /// observing = Observing(document, whenObservedDies: { [weak self] in self?.close() }) {
-    ///     change in self.show(change)
+    ///     [weak self] change in self?.show(change)
     /// }
     /// ```
     public convenience init(
         _ observed: Observed, fileID: StaticString = #fileID, line: UInt = #line,
         whenObservedDies: @escaping () -> Void, receive: @escaping (Observed.Message) -> Void
     ) {
-        self.init(observed, site: DeclarationSite(fileID: fileID, line: line)) { receiver, site in
+        self.init(site: DeclarationSite(fileID: fileID, line: line)) { receiver, site in
             _ = observed.messenger.core.connectWatchingDeath(
                 receiver: receiver, site: site, handler: .message(receive), died: whenObservedDies)
         }
@@ -65,15 +65,14 @@ public final class Observing<Observed: ObservableObject>: Sendable {
     private convenience init(
         _ observed: Observed, site: DeclarationSite, handler: Handler<Observed.Message>
     ) {
-        self.init(observed, site: site) { receiver, site in
+        self.init(site: site) { receiver, site in
             _ = observed.messenger.core.connect(receiver: receiver, site: site, handler: handler)
         }
     }
 
     /// Makes the receiver and lets `start` start the observation, owned by it.
     private init(
-        _ observed: Observed, site: DeclarationSite,
-        start: (_ receiver: Receiver, _ site: DeclarationSite) -> Void
+        site: DeclarationSite, start: (_ receiver: Receiver, _ site: DeclarationSite) -> Void
     ) {
         self.site = site
         start(receiver, site)
@@ -126,7 +125,7 @@ extension Observing where Observed: ObservableCache {
         _ observed: Observed, options: ObservationOptions, site: DeclarationSite,
         handler: Handler<Observed.Message>
     ) {
-        self.init(observed, site: site) { receiver, site in
+        self.init(site: site) { receiver, site in
             _ = observed.connect(
                 options: options, receiver: receiver, site: site, handler: handler)
         }
