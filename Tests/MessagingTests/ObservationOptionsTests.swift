@@ -282,3 +282,41 @@ extension ConcurrencyTests {
         }
     }
 }
+
+extension ConcurrencyTests {
+    // Observations that start with the current value while other threads set the variable: each
+    // one's first update is (v, v) and every later update starts where the previous one ended,
+    // so the first message is exactly the state the later ones change, never late or doubled.
+    @Test func initialValuesStartConsistentChainsUnderConcurrentSets() {
+        let number = Var(0)
+        let count = 64
+        let observers = (0..<count).map { _ in TestObserver() }
+        let chains = (0..<count).map { _ in Recording<Update<Int>>() }
+        let barrier = SpinBarrier()
+        concurrently(threads: 4) { thread in
+            barrier.wait(parties: 4)
+            if thread < 2 {
+                for index in 1...20_000 { number.value = thread * 100_000 + index }
+            } else {
+                for slot in stride(from: thread - 2, to: count, by: 2) {
+                    observers[slot].observe(number, options: .initial) { chains[slot].append($0) }
+                    for _ in 0..<200 { _ = number.value }  // spread the starts over the sets
+                }
+            }
+        }
+        for (slot, chain) in chains.enumerated() {
+            let updates = chain.elements
+            guard let first = updates.first else {
+                Issue.record("observation \(slot) got no initial value")
+                continue
+            }
+            #expect(first.old == first.new, "observation \(slot) starts with \(first)")
+            for (previous, next) in zip(updates, updates.dropFirst()) where previous.new != next.old
+            {
+                Issue.record("observation \(slot): \(next) does not follow \(previous)")
+                break
+            }
+            #expect(updates.last?.new == number.value)
+        }
+    }
+}
