@@ -320,3 +320,74 @@ extension ConcurrencyTests {
         }
     }
 }
+
+/// Death watches that an earlier death handler of the same object ends: they are not told
+/// (found by review; they were, because the messenger's teardown forgot every watch first and
+/// told them all afterwards).
+@Suite("Death watches ended during a death")
+struct DeathWatchesEndedDuringADeathTests {
+    final class Holder: @unchecked Sendable {
+        var second: Observing<Messenger<Int>>?
+    }
+
+    @Test func aDeathHandlerIsNotCalledAfterItsObservingWasStopped() {
+        var messenger: Messenger<Int>? = Messenger<Int>()
+        let log = Recording<String>()
+        let holder = Holder()
+        let first = Observing(
+            messenger!,
+            whenObservedDies: {
+                holder.second?.stop()
+                log.append("first died; second stopped")
+            }
+        ) { _ in }
+        holder.second = Observing(messenger!, whenObservedDies: { log.append("second died") }) {
+            _ in
+        }
+        messenger = nil
+        #expect(log.elements == ["first died; second stopped"])
+        withExtendedLifetime(first) {}
+    }
+
+    @Test func aDeathHandlerIsNotCalledOnceItsObservingIsGone() {
+        var messenger: Messenger<Int>? = Messenger<Int>()
+        let log = Recording<String>()
+        let holder = Holder()
+        let first = Observing(
+            messenger!,
+            whenObservedDies: {
+                holder.second = nil
+                log.append("first died; second released")
+            }
+        ) { _ in }
+        holder.second = Observing(messenger!, whenObservedDies: { log.append("second died") }) {
+            _ in
+        }
+        messenger = nil
+        #expect(log.elements == ["first died; second released"])
+        withExtendedLifetime(first) {}
+    }
+
+    @Test func aDeathWatchOfAnObserverThatDiedMeanwhileIsNotCalled() {
+        var messenger: Messenger<Int>? = Messenger<Int>()
+        let log = Recording<String>()
+        let first = TestObserver()
+        let box = Box(TestObserver())
+        let secondFreed: WeakBox<TestObserver>
+        first.observeDeath(of: messenger!) {
+            _ = box.take()  // the second observer's last reference goes here
+            log.append("first told")
+        }
+        do {
+            let second = box.take()!
+            secondFreed = WeakBox(second)
+            second.observeDeath(of: messenger!) {
+                log.append("second told, its observer freed: \(secondFreed.isFreed)")
+            }
+            box.put(second)
+        }
+        messenger = nil
+        #expect(secondFreed.isFreed)
+        #expect(log.elements == ["first told"])
+    }
+}

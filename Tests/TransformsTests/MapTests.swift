@@ -160,4 +160,21 @@ struct MapTests {
         #expect(number.observationCount == 0)
         #expect(canaryBox.isFreed)
     }
+
+    /// Found by review: the first message of a `.initial` observation of a cache that is not a
+    /// variable was read when its turn came, after a change whose own update followed it.
+    @Test func theInitialValueOfAMapOverAVariableStartsAConsistentChain() {
+        let number = Var(0)
+        let mapped = number.map { $0 }
+        let observer = TestObserver()
+        let late = TestObserver()
+        let chain = Recording<Update<Int>>()
+        observer.observe(mapped) { update in
+            guard update.new == 1 else { return }
+            late.observe(mapped, options: .initial) { chain.append($0) }
+            number.value = 2
+        }
+        number.value = 1
+        #expect(chain.elements == [Update(1, 1), Update(1, 2)])
+    }
 }

@@ -110,6 +110,33 @@ struct ConnectionList {
         return true
     }
 
+    /// Puts `new` in the slot of `old`, marking `old` stopped. Returns false if `old` was not in
+    /// the list. The number of connections does not change. (Written apart from `remove`, which
+    /// a shared helper made slower by a retain per stop.)
+    mutating func replace(_ old: ConnectionBase, with new: ConnectionBase) -> Bool {
+        let slot = Int(old.slot)
+        switch slots {
+        case .none:
+            return false
+        case .one(let held):
+            guard held === old else { return false }
+            new.slot = 0
+            slots = .one(new)
+        case .many:
+            guard case .many(var buffer) = takeSlots() else { return false }
+            guard slot >= 0, slot < buffer.count, buffer[slot] === old else {
+                slots = .many(buffer)
+                return false
+            }
+            buffer[slot] = new
+            new.slot = Int32(slot)
+            slots = .many(buffer)
+        }
+        old.markStopped()
+        old.slot = -1
+        return true
+    }
+
     /// Removes and returns every connection, each marked stopped. The caller tells their
     /// receivers after unlocking.
     mutating func removeAll() -> Slots {
@@ -121,6 +148,16 @@ struct ConnectionList {
         liveCount = 0
         snapshotTaken = false
         return taken
+    }
+
+    /// The connection, if there is exactly one.
+    var only: ConnectionBase? {
+        guard liveCount == 1 else { return nil }
+        switch slots {
+        case .none: return nil
+        case .one(let connection): return connection
+        case .many(let buffer): return buffer.lazy.compactMap { $0 }.first
+        }
     }
 
     /// The live connections in registration order.

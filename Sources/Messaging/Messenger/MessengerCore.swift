@@ -11,13 +11,16 @@ import Synchronization
 /// observations is not generic at all (`DeliveryState`), so even unspecialized code needs no
 /// generic metadata for it.
 @usableFromInline
-package final class MessengerCore<Message>: @unchecked Sendable {
+package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     // `lock` protects `state` and `pending` (and, in `Variable`, the stored value). User code
     // never runs while it is held, and nothing whose release could run user code (a `deinit`)
     // is released while it is held: such things are taken out and released after unlocking.
     @usableFromInline package let lock = Lock()
     @usableFromInline @exclusivity(unchecked) var state = DeliveryState()
     @usableFromInline @exclusivity(unchecked) var pending = PendingQueue<Message>()
+    /// Told after each start and end of an observation (see `setConnectionCountHandler`). Set
+    /// before the core is shared, read without the lock.
+    @usableFromInline @exclusivity(unchecked) var connectionCountHandler: (() -> Void)?
 
     /// Who delivers. `delivering` is set while one thread delivers this messenger's work (only
     /// one at a time); `hasPending` while work waits in `pending`. Both are set only under the
@@ -217,8 +220,8 @@ package final class MessengerCore<Message>: @unchecked Sendable {
                 isObserved: isObserved, handler: state.observationStateHandler)
         case .endObservations:
             return .endObservations
-        case .initial(let delivery):
-            return .initial(delivery)
+        case .work(let work):
+            return .work(work)
         case nil:
             return nil
         }
@@ -234,8 +237,8 @@ package final class MessengerCore<Message>: @unchecked Sendable {
             handler?(isObserved)
         case .endObservations:
             disconnectAll()
-        case .initial(let delivery):
-            delivery.perform()
+        case .work(let work):
+            work.perform()
         }
     }
 
@@ -296,6 +299,7 @@ package final class MessengerCore<Message>: @unchecked Sendable {
             return (connection, notify)
         }
         receiver?.storage.add(connection)
+        connectionCountHandler?()
         tellObservationState(true, notify)
         return connection
     }
@@ -308,14 +312,16 @@ package final class MessengerCore<Message>: @unchecked Sendable {
     ///
     /// `latestWhileLocked`, if given, reads the state under the lock, in the same step as the
     /// start (a variable's value): the first message is then exactly the state that every later
-    /// message changes. Otherwise `latest` reads it when its turn comes, outside the lock; it may
-    /// then already include a change whose message follows.
+    /// message changes. Otherwise `latest` reads it just before the start, outside the lock (it
+    /// may be user code): then a change made on another thread between the read and the start
+    /// can show in both the first message and the next.
     @usableFromInline
     package func connectSendingLatest(
         receiver: Receiver?, site: DeclarationSite, groupedUnder group: ObjectIdentifier?,
         handler: Handler<Message>, author: AnyAuthor, latestWhileLocked: (() -> Message)?,
-        latest: @escaping () -> Message
+        latest: () -> Message
     ) -> Connection<Message> {
+        let readBefore: Message? = latestWhileLocked == nil ? latest() : nil
         let make = { (sequence: UInt64) -> Connection<Message> in
             guard let group, let receiver else {
                 return Connection(
@@ -326,31 +332,41 @@ package final class MessengerCore<Message>: @unchecked Sendable {
                 core: self, startSequence: sequence, receiver: receiver.storage, site: site,
                 handler: handler, group: group)
         }
-        var initial: InitialDelivery<Message>?
+        var initial: QueuedWork?
         var admission = Admission.queued
         let connection = connect(receiver: receiver, atStart: {}, make: make) { connection in
             // Under the lock, right after the start.
-            let message: () -> Message
-            if let latestWhileLocked {
-                let read = latestWhileLocked()
-                message = { read }
-            } else {
-                message = latest
-            }
+            let message = latestWhileLocked?() ?? readBefore!
             let delivery = InitialDelivery(to: connection, from: author, message: message)
             initial = delivery
-            admission = self.admit(.initial(delivery))
+            admission = self.admit(.work(delivery))
         }
+        if let initial { carryOut(admission, of: initial) }
+        return connection
+    }
+
+    /// Runs `work` in turn with this messenger's messages, on the thread that delivers them: at
+    /// once if nothing else is being delivered, else after the work accepted before (also when
+    /// called from inside one of this messenger's handlers), and always before the messages
+    /// accepted after this call. So `work` never runs concurrently with a delivery of this
+    /// messenger.
+    @usableFromInline
+    package func performInTurn(_ work: @escaping () -> Void) {
+        let queued = ClosureWork(work)
+        carryOut(lock.withLock { admit(.work(queued)) }, of: queued)
+    }
+
+    /// What a thread whose queued work was admitted must do next.
+    func carryOut(_ admission: Admission, of work: QueuedWork) {
         switch admission {
         case .deliverNow:
-            initial?.perform()
+            work.perform()
             finishDelivering()
         case .queued:
             break
         case .drainQueue:
             drainPending()
         }
-        return connection
     }
 
     /// Starts an observation that also hears of the messenger's death: `died` is called once,
@@ -387,19 +403,23 @@ package final class MessengerCore<Message>: @unchecked Sendable {
             }
             return beginStateChange(isObserved: false)
         }
+        connectionCountHandler?()
         tellObservationState(false, notify)
     }
 
     /// Ends every observation of this messenger.
     @usableFromInline
     package func disconnectAll() {
+        var wasObserved = false
         let (removed, notify) = lock.withLock {
             () -> (ConnectionList.Slots, StateChangeAction) in
-            let wasObserved = state.connections.liveCount > 0
+            wasObserved = state.connections.liveCount > 0
             let removed = state.connections.removeAll()
             return (removed, wasObserved ? beginStateChange(isObserved: false) : .none)
         }
         removed.forEachConnection { $0.receiver?.forget($0) }
+        removed.forEachConnection { $0.endedByObservedSide() }
+        if wasObserved { connectionCountHandler?() }
         tellObservationState(false, notify)
     }
 
@@ -426,8 +446,12 @@ package final class MessengerCore<Message>: @unchecked Sendable {
             defer { state.observationStateHandler = nil }
             return (state.connections.removeAll(), state.observationStateHandler)
         }
-        removed.forEachConnection { $0.receiver?.forget($0) }
-        removed.forEachConnection { $0.observedObjectDied() }
+        removed.forEachConnection { $0.endedByObservedSide() }
+        // One connection at a time: a death handler may end another watch of this object (stop
+        // it, or let its observer go), which is then not told.
+        removed.forEachConnection { connection in
+            if connection.receiver?.forget(connection) ?? true { connection.observedObjectDied() }
+        }
         _ = handler
     }
 
@@ -481,6 +505,54 @@ package final class MessengerCore<Message>: @unchecked Sendable {
 
     package var observationCount: Int { lock.withLock { state.connections.liveCount } }
 
+    /// The only observation of this messenger, or nil if it has none or several.
+    @usableFromInline
+    package var soleConnection: ConnectionBase? {
+        lock.withLock { state.connections.only }
+    }
+
+    // MARK: Replacing a connection, and watching the number of connections
+
+    /// Starts `connection` (made with ``Connection/pendingGate``) so that it receives the
+    /// messages accepted from now on, as `connect` does.
+    package func connect(_ connection: Connection<Message>) {
+        _ = connect(receiver: nil, atStart: {}) { sequence in
+            connection.gate.store(sequence, ordering: .relaxed)
+            return connection
+        }
+    }
+
+    /// Puts `new` (made with ``Connection/pendingGate``, not connected) in the place of `old` at
+    /// once: `new` receives every message that `old` would have received and has not yet got.
+    /// Only the thread that holds the delivering role may call it (from work run by
+    /// ``performInTurn(_:)``, or between ``beginDeliveringDirectly()`` and
+    /// ``endDeliveringDirectly()``), so no delivery is under way. If `old` has ended, `new` is
+    /// marked ended; returns whether the replacement was made.
+    @discardableResult
+    package func replaceWhileDelivering(_ old: Connection<Message>, with new: Connection<Message>)
+        -> Bool
+    {
+        lock.withLock {
+            prepareToChangeConnections()
+            let gate = old.gate.load(ordering: .relaxed)
+            guard new.isActive, state.connections.replace(old, with: new) else {
+                new.markStopped()
+                return false
+            }
+            new.gate.store(gate, ordering: .releasing)
+            return true
+        }
+    }
+
+    /// Calls `handler` outside the lock after each start and end of an observation of this
+    /// messenger (also after an attempt to end one that had ended; not when one is replaced,
+    /// nor when the messenger dies). Not ordered with the deliveries. Must be called before the
+    /// messenger is shared with other threads (it is read without the lock), at most once.
+    @usableFromInline
+    package func setConnectionCountHandler(_ handler: @escaping () -> Void) {
+        connectionCountHandler = handler
+    }
+
     package var observationSites: [DeclarationSite] {
         lock.withLock { state.connections.live.map(\.site) }
     }
@@ -493,4 +565,21 @@ package final class MessengerCore<Message>: @unchecked Sendable {
         }
         _ = replaced
     }
+}
+
+/// What every messenger core offers for work that is not a message of its own (a fused chain of
+/// stand-alone transforms keeps its stages in turn with its origin's deliveries), whatever its
+/// message type.
+@usableFromInline
+package protocol DeliveryTurns: AnyObject, Sendable {
+    /// See ``MessengerCore/performInTurn(_:)``.
+    func performInTurn(_ work: @escaping () -> Void)
+    /// See ``MessengerCore/beginDeliveringDirectly()``.
+    func beginDeliveringDirectly() -> Bool
+    /// See ``MessengerCore/endDeliveringDirectly()``.
+    func endDeliveringDirectly()
+    /// See ``MessengerCore/soleConnection``.
+    var soleConnection: ConnectionBase? { get }
+    /// See ``MessengerCore/setConnectionCountHandler(_:)``.
+    func setConnectionCountHandler(_ handler: @escaping () -> Void)
 }

@@ -9,8 +9,8 @@ enum DeliveryStep<Message> {
     case observationStateChange(isObserved: Bool, handler: ((Bool) -> Void)?)
     /// End every observation (`disconnectAllAfterDeliveries`).
     case endObservations
-    /// Give a new observation the state it starts from (`connectSendingLatest`).
-    case initial(InitialDelivery<Message>)
+    /// Work done in turn with the messages (`performInTurn`, `connectSendingLatest`).
+    case work(QueuedWork)
 }
 
 /// Work accepted while another call was delivering, in acceptance order.
@@ -19,32 +19,53 @@ enum PendingDelivery<Message> {
     case message(Message, author: AnyAuthor, sequence: UInt64)
     case observationStateChange(isObserved: Bool)
     case endObservations
-    case initial(InitialDelivery<Message>)
+    case work(QueuedWork)
+}
+
+/// Work that a messenger does in turn with its messages, on the thread that delivers them: at
+/// once if nothing else is being delivered, else after the work accepted before (also when it
+/// is brought from inside one of the messenger's handlers), and always before the messages
+/// accepted after it. A class, so that the queue's items stay as small as a message's.
+@usableFromInline
+package class QueuedWork {
+    @usableFromInline init() {}
+
+    /// Does the work, outside the messenger's lock.
+    @usableFromInline
+    package func perform() {}
+}
+
+/// Work given as a closure (`MessengerCore.performInTurn(_:)`).
+final class ClosureWork: QueuedWork {
+    let body: () -> Void
+
+    init(_ body: @escaping () -> Void) {
+        self.body = body
+    }
+
+    @usableFromInline override func perform() {
+        body()
+    }
 }
 
 /// The first message of an observation that asked for the state it starts from (KVO's
 /// `.initial`): delivered to that observation only, in turn with the messenger's other work.
-/// A class, so that the queue's items stay as small as a message's.
 @usableFromInline
-final class InitialDelivery<Message> {
+final class InitialDelivery<Message>: QueuedWork {
     let connection: Connection<Message>
     let author: AnyAuthor
-    /// Makes the message when its turn comes (outside the lock).
-    let message: () -> Message
+    let message: Message
 
-    init(
-        to connection: Connection<Message>, from author: AnyAuthor, message: @escaping () -> Message
-    ) {
+    init(to connection: Connection<Message>, from author: AnyAuthor, message: Message) {
         self.connection = connection
         self.author = author
         self.message = message
     }
 
     /// Delivers the message, unless the observation ended meanwhile.
-    @usableFromInline
-    func perform() {
+    @usableFromInline override func perform() {
         guard connection.isActive else { return }
-        connection.deliver(message(), from: author)
+        connection.deliver(message, from: author)
     }
 }
 

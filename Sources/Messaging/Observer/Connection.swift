@@ -66,6 +66,10 @@ package class ConnectionBase: @unchecked Sendable {
     /// The observed object died and took this connection out (its messenger's teardown); called
     /// outside every lock. Only an observation that asked to hear of it does anything.
     func observedObjectDied() {}
+
+    /// The observed side ended this connection: `stopBeingObserved()` or the observed object's
+    /// death. Called outside every lock, before `observedObjectDied()`.
+    func endedByObservedSide() {}
 }
 
 /// What an observation calls with each message: the user's closure as it was given, so that
@@ -81,7 +85,7 @@ package class Connection<Message>: ConnectionBase, @unchecked Sendable {
     // Everything is `final` but `coreIdentity`, which ``GroupedConnection`` overrides, so that
     // delivering costs no dynamic dispatch.
     @usableFromInline final let handler: Handler<Message>
-    @usableFromInline final let core: MessengerCore<Message>
+    @usableFromInline package final let core: MessengerCore<Message>
 
     @usableFromInline
     init(
@@ -92,6 +96,11 @@ package class Connection<Message>: ConnectionBase, @unchecked Sendable {
         self.handler = handler
         super.init(startSequence: startSequence, receiver: receiver, site: site)
     }
+
+    /// The gate of a connection made before it is connected (see
+    /// `MessengerCore.replaceWhileDelivering(_:with:)`): active, and above every sequence number,
+    /// so it accepts nothing until it is put in a messenger's list.
+    package static var pendingGate: UInt64 { .max - 1 }
 
     /// Whether the message with this sequence number is for this connection. One atomic load.
     @inlinable @inline(__always)
@@ -150,12 +159,13 @@ final class GroupedConnection<Message>: Connection<Message>, @unchecked Sendable
 /// `observer.observeDeath(of:)`, or an ``Observing`` made with `whenObservedDies:`. Without a
 /// handler it receives no message at all: its gate stays above every sequence number.
 final class DeathWatchingConnection<Message>: Connection<Message>, @unchecked Sendable {
-    /// Set once; taken (so called at most once, and released) when the object dies.
+    /// Called when the object dies: at most once, since a messenger tears down once, and only
+    /// if the watch was not ended before (see `MessengerCore.tearDown`). Freed with the connection.
     private let died: () -> Void
 
     /// The gate of a connection that watches only for death: above every sequence number a
     /// messenger hands out, below `stoppedGate`, so the connection is active and accepts nothing.
-    static var deathOnlyGate: UInt64 { .max - 1 }
+    static var deathOnlyGate: UInt64 { pendingGate }
 
     init(
         core: MessengerCore<Message>, startSequence: UInt64, receiver: ReceiverStorage?,
@@ -170,4 +180,40 @@ final class DeathWatchingConnection<Message>: Connection<Message>, @unchecked Se
     override func observedObjectDied() {
         died()
     }
+}
+
+/// An observation that an object makes on its own behalf, with no receiver (a stand-alone
+/// transform's link to its origin), made before it is connected so that it can also replace an
+/// earlier one (`MessengerCore.connect(_:)`, `MessengerCore.replaceWhileDelivering(_:with:)`).
+/// It tells its maker when the observed side ends it.
+package final class LinkedConnection<Message>: Connection<Message>, AnyLinkedConnection,
+    @unchecked Sendable
+{
+    /// Called once the observed side ended the connection (outside every lock).
+    private let whenEndedByObservedSide: () -> Void
+    /// The object that made the connection (weak: it holds the connection).
+    package private(set) weak var owner: AnyObject?
+
+    /// A connection of `core`'s that accepts nothing until it is connected.
+    package init(
+        core: MessengerCore<Message>, site: DeclarationSite, owner: AnyObject,
+        receive: @escaping (Message, AnyAuthor) -> Void,
+        whenEndedByObservedSide: @escaping () -> Void
+    ) {
+        self.owner = owner
+        self.whenEndedByObservedSide = whenEndedByObservedSide
+        super.init(
+            core: core, startSequence: Self.pendingGate, receiver: nil, site: site,
+            handler: .messageAndAuthor(receive))
+    }
+
+    override func endedByObservedSide() {
+        whenEndedByObservedSide()
+    }
+}
+
+/// A ``LinkedConnection`` of any message type.
+package protocol AnyLinkedConnection: AnyObject {
+    /// The object that made the connection, while it lives.
+    var owner: AnyObject? { get }
 }

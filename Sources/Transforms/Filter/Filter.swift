@@ -23,7 +23,16 @@ public final class Filter<Origin: ObservableObject, Message>: Messenger<Message>
         transform: @escaping (Origin.Message, AnyAuthor) -> Message?
     ) {
         let core = MessengerCore<Message>()
-        link = OriginLink(origin: origin, site: site) { message, author in
+        let lending = StageLending(core: core) { downstream, gate in
+            // The closure itself, not the sink: calling a captured closure costs no retain.
+            let downstream = unsafeDowncast(downstream, to: StageSink<Message>.self).receive
+            return StageSink<Origin.Message> { message, author in
+                if gate.isOpen, let transformed = transform(message, author) {
+                    downstream(transformed, author)
+                }
+            }
+        }
+        link = OriginLink(origin: origin, site: site, lending: lending) { message, author in
             if let transformed = transform(message, author) { core.send(transformed, from: author) }
         }
         super.init(core: core)
@@ -101,6 +110,10 @@ extension ObservationChain {
     ) {
         filter(isIncluded).receive(receive)
     }
+}
+
+extension Filter: StageLendingTransform {
+    var fusionLink: any FusionLink { link }
 }
 
 // Thread-safe by construction (its links and messenger core own locks); it is `Sendable` when

@@ -26,7 +26,14 @@ public final class Map<Origin: ObservableObject, Message>: Messenger<Message> {
     ) {
         let core = MessengerCore<Message>()
         self.transform = transform
-        link = OriginLink(origin: origin, site: site) { message, author in
+        let lending = StageLending(core: core) { downstream, gate in
+            // The closure itself, not the sink: calling a captured closure costs no retain.
+            let downstream = unsafeDowncast(downstream, to: StageSink<Message>.self).receive
+            return StageSink<Origin.Message> { message, author in
+                if gate.isOpen { downstream(transform(message), author) }
+            }
+        }
+        link = OriginLink(origin: origin, site: site, lending: lending) { message, author in
             core.send(transform(message), from: author)
         }
         super.init(core: core)
@@ -113,6 +120,10 @@ extension ObservationChain {
     ) {
         map(transform).receive(receive)
     }
+}
+
+extension Map: StageLendingTransform {
+    var fusionLink: any FusionLink { link }
 }
 
 // Thread-safe by construction (its links and messenger core own locks); it is `Sendable` when

@@ -1,0 +1,423 @@
+import Dispatch
+import HeraldTestSupport
+import Synchronization
+import Testing
+
+@testable import Transforms
+
+/// How many links are fused with `link` (0 when it is in no run).
+func fusedCount(_ link: any FusionLink) -> Int {
+    StageFusion.run(of: link)?.members.count ?? 0
+}
+
+/// Counts how often a stage runs, and whether it ever ran concurrently with itself.
+final class StageProbe: @unchecked Sendable {
+    private let running = Atomic<Int>(0)
+    private let calls = Atomic<Int>(0)
+    private let overlaps = Atomic<Int>(0)
+
+    /// Call at the start of the stage; `end()` at its end.
+    func begin() {
+        calls.add(1, ordering: .relaxed)
+        if running.add(1, ordering: .acquiringAndReleasing).newValue > 1 {
+            overlaps.add(1, ordering: .relaxed)
+        }
+    }
+
+    func end() { running.subtract(1, ordering: .acquiringAndReleasing) }
+
+    var callCount: Int { calls.load(ordering: .relaxed) }
+    var overlapCount: Int { overlaps.load(ordering: .relaxed) }
+}
+
+/// Stand-alone chains of `Map`s and `Filter`s lend their stages to the transform downstream, so a
+/// chain costs one messenger hop (Docs/Transforms.md, "Stand-alone chains are fused"). These
+/// tests pin down that fusion changes nothing a user can see.
+@Suite("Stage fusion")
+struct StageFusionTests {
+    @Test func aChainOfStandAloneTransformsIsFusedAndDeliversWhatEachStageMakes() {
+        let number = Var<Int?>(nil)
+        let new = number.new()
+        let unwrapped = new.unwrap(0)
+        let incremented = unwrapped.map { $0 + 1 }
+        let even = incremented.filter { $0 % 2 == 0 }
+        let observer = RecordingObserver<Int>()
+        observer.record(even)
+        #expect(fusedCount(even.link) == 4)
+        #expect(fusedCount(new.link) == 4)
+
+        let author = Author("editor")
+        for value in [1, nil, 3, 4, 5] { number.set(value, as: author) }
+        #expect(observer.messages.elements == [2, 4, 6])
+        let authors = observer.authors.elements.map(ObjectIdentifier.init)
+        #expect(authors == Array(repeating: ObjectIdentifier(author), count: 3))
+        // Fusion leaves the objects' observer counts as they were.
+        #expect(number.observationCount == 1)
+        #expect(new.observationCount == 1)
+        #expect(unwrapped.observationCount == 1)
+        #expect(even.observationCount == 1)
+    }
+
+    @Test func eachStageOfAFusedChainRunsOncePerMessage() {
+        let source = Messenger<Int>()
+        let probe = StageProbe()
+        let first = source.map { value -> Int in
+            probe.begin()
+            defer { probe.end() }
+            return value * 10
+        }
+        let second = first.map { $0 + 1 }
+        let observer = RecordingObserver<Int>()
+        observer.record(second)
+        #expect(fusedCount(second.link) == 2)
+        for value in 1...5 { source.send(value) }
+        #expect(probe.callCount == 5)
+        #expect(observer.messages.elements == [11, 21, 31, 41, 51])
+    }
+
+    @Test func aMessageSentIntoAnIntermediateGoesThroughTheStagesAfterIt() {
+        let source = Messenger<Int>()
+        let doubled = source.map { $0 * 2 }
+        let plusOne = doubled.map { $0 + 1 }
+        let last = plusOne.filter { $0 > 0 }
+        let observer = RecordingObserver<Int>()
+        observer.record(last)
+        #expect(fusedCount(last.link) == 3)
+
+        let author = Author("direct")
+        source.send(1)
+        plusOne.send(100, from: author)  // only `last`'s stage
+        doubled.send(10)  // `plusOne`'s and `last`'s stages
+        plusOne.send(-5)  // filtered out by `last`
+        source.send(2)
+        #expect(observer.messages.elements == [3, 100, 11, 5])
+        let authors = observer.authors.elements.map(ObjectIdentifier.init)
+        #expect(authors[1] == ObjectIdentifier(author))
+        #expect(authors[2] == ObjectIdentifier(doubled))
+        #expect(fusedCount(last.link) == 3)
+    }
+
+    @Test func aMessageSentIntoAnIntermediateFromAHandlerComesAfterTheCurrentMessage() {
+        let source = Messenger<Int>()
+        let middle = source.map { $0 }
+        let last = middle.map { $0 }
+        let observer = TestObserver()
+        let received = Recording<Int>()
+        observer.observe(last) { value in
+            received.append(value)
+            if value == 1 { middle.send(2) }
+        }
+        #expect(fusedCount(last.link) == 2)
+        let late = TestObserver()
+        late.observe(source) { value in if value == 1 { source.send(3) } }
+        source.send(1)
+        // As without fusion: the message sent into `middle` during the delivery of 1 waits for
+        // that delivery, and comes before 3, which `source` accepted after it.
+        #expect(received.elements == [1, 2, 3])
+    }
+
+    @Test func anIntermediateThatGainsAnObserverStopsLendingItsStageAndItsStageStillRunsOnce() {
+        let source = Messenger<Int>()
+        let probe = StageProbe()
+        let middle = source.map { value -> Int in
+            probe.begin()
+            defer { probe.end() }
+            return value + 1
+        }
+        let last = middle.map { $0 * 10 }
+        let endObserver = RecordingObserver<Int>()
+        endObserver.record(last)
+        #expect(fusedCount(last.link) == 2)
+
+        source.send(1)
+        let middleObserver = RecordingObserver<Int>()
+        middleObserver.record(middle)
+        #expect(fusedCount(last.link) == 0)
+        source.send(2)
+        #expect(middleObserver.messages.elements == [3])
+        #expect(endObserver.messages.elements == [20, 30])
+        #expect(probe.callCount == 2)
+
+        // When it is left alone again, it lends its stage again.
+        middleObserver.stopObserving()
+        #expect(fusedCount(last.link) == 2)
+        source.send(3)
+        #expect(endObserver.messages.elements == [20, 30, 40])
+        #expect(middleObserver.messages.elements == [3])
+        #expect(probe.callCount == 3)
+    }
+
+    @Test func aChainSharedByTwoDownstreamTransformsRunsTheSharedStageOncePerMessage() {
+        let source = Messenger<Int>()
+        let probe = StageProbe()
+        let shared = source.map { value -> Int in
+            probe.begin()
+            defer { probe.end() }
+            return value + 1
+        }
+        let left = shared.map { $0 * 2 }
+        let right = shared.filter { $0 % 2 == 0 }
+        let leftObserver = RecordingObserver<Int>()
+        let rightObserver = RecordingObserver<Int>()
+        leftObserver.record(left)
+        rightObserver.record(right)
+        #expect(fusedCount(shared.link) == 0)
+        for value in 1...4 { source.send(value) }
+        #expect(probe.callCount == 4)
+        #expect(leftObserver.messages.elements == [4, 6, 8, 10])
+        #expect(rightObserver.messages.elements == [2, 4])
+    }
+
+    @Test func aDroppedBranchLetsTheOtherFuse() {
+        let source = Messenger<Int>()
+        let shared = source.map { $0 + 1 }
+        let left = shared.map { $0 * 2 }
+        let observer = RecordingObserver<Int>()
+        observer.record(left)
+        do {
+            let right = shared.map { $0 * 3 }
+            #expect(fusedCount(left.link) == 0)
+            #expect(shared.observationCount == 2)
+            withExtendedLifetime(right) {}
+        }
+        #expect(fusedCount(left.link) == 2)
+        source.send(1)
+        #expect(observer.messages.elements == [4])
+    }
+
+    @Test func replacingAnOriginInTheMiddleOfAFusedChainRewiresIt() {
+        let first = Messenger<Int>()
+        let second = Messenger<Int>()
+        let middle = first.map { $0 + 1 }
+        let last = middle.map { $0 * 10 }
+        let observer = RecordingObserver<Int>()
+        observer.record(last)
+        #expect(fusedCount(last.link) == 2)
+
+        first.send(1)
+        middle.origin = second
+        #expect(fusedCount(last.link) == 2)
+        #expect(first.observationCount == 0)
+        first.send(2)  // no longer observed
+        second.send(3)
+        #expect(observer.messages.elements == [20, 40])
+
+        // The end's own origin replaced by an unrelated transform.
+        let other = second.map { $0 - 1 }
+        last.origin = other
+        #expect(fusedCount(last.link) == 2)
+        #expect(fusedCount(middle.link) == 0)
+        second.send(5)
+        #expect(observer.messages.elements == [20, 40, 40])
+    }
+
+    @Test func stoppingTheObservationsOfAnIntermediateCutsTheChainAtOnce() {
+        let source = Messenger<Int>()
+        let middle = source.map { $0 }
+        let last = middle.map { $0 }
+        let observer = TestObserver()
+        let received = Recording<Int>()
+        observer.observe(last) { value in
+            received.append(value)
+            // Inside the fused delivery of 1: from now on `last` hears nothing of `middle`.
+            if value == 1 { middle.stopBeingObserved() }
+        }
+        source.send(1)
+        source.send(2)
+        middle.send(3)
+        #expect(received.elements == [1])
+        #expect(fusedCount(last.link) == 0)
+        #expect(middle.observationCount == 0)
+    }
+
+    @Test func intermediatesNobodyHoldsLiveAsLongAsTheChainAndAreFreedWithIt() {
+        let source = Messenger<Int>()
+        var chain: Filter<Map<Map<Messenger<Int>, Int>, Int>, Int>? = source.map { $0 + 1 }
+            .map { $0 * 2 }.filter { $0 > 0 }
+        let middle = WeakBox(chain!.origin)
+        let first = WeakBox(chain!.origin.origin)
+        let observer = RecordingObserver<Int>()
+        observer.record(chain!)
+        #expect(fusedCount(chain!.link) == 3)
+        source.send(1)
+        #expect(observer.messages.elements == [4])
+        chain = nil
+        #expect(middle.isFreed)
+        #expect(first.isFreed)
+        #expect(source.observationCount == 0)
+        source.send(2)
+        #expect(observer.messages.elements == [4])
+    }
+
+    @Test func aFusedChainOverAVariableStaysACacheAndStartsWithItsValue() {
+        let title = Var("Draft")
+        let length = title.new().map { $0.count }
+        let observer = TestObserver()
+        let received = Recording<Int>()
+        observer.observe(length, options: .initial) { received.append($0) }
+        #expect(fusedCount(length.link) == 2)
+        #expect(length.latestMessage == 5)
+        title.value = "Final draft"
+        #expect(received.elements == [5, 11])
+    }
+
+    /// A linear chain of maps, each adding its own number, with observers that come and go and
+    /// messages sent into every object, checked against what each observer must receive.
+    @Test(arguments: [1, 2, 3, 4, 5])
+    func randomEditsOfAFusedChainDeliverWhatAnUnfusedChainWould(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        let source = Messenger<Int>()
+        let m1 = source.map { $0 + 1 }
+        let m2 = m1.map { $0 + 10 }
+        let m3 = m2.map { $0 + 100 }
+        let m4 = m3.filter { _ in true }
+        let offsets = [0, 1, 11, 111, 111]  // what each object adds to what `source` sends
+        let objects: [any ObservableObject<Int>] = [source, m1, m2, m3, m4]
+        var observers: [(index: Int, observer: RecordingObserver<Int>, expected: [Int])] = []
+
+        for step in 0..<400 {
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0, 1:
+                let index = Int.random(in: 1..<objects.count, using: &random)
+                let observer = RecordingObserver<Int>()
+                observer.record(objects[index])
+                observers.append((index, observer, []))
+            case 2 where !observers.isEmpty:
+                let position = Int.random(in: 0..<observers.count, using: &random)
+                let removed = observers.remove(at: position)
+                removed.observer.stopObserving()
+                #expect(removed.observer.messages.elements == removed.expected)
+            default:
+                let into = Int.random(in: 0..<objects.count, using: &random)
+                let value = step * 1_000
+                objects[into].send(value)
+                for position in observers.indices where observers[position].index >= into {
+                    let index = observers[position].index
+                    observers[position].expected.append(value + offsets[index] - offsets[into])
+                }
+            }
+        }
+        for entry in observers {
+            #expect(entry.observer.messages.elements == entry.expected)
+        }
+    }
+}
+
+/// Stage fusion under threads: the stages of a fused chain never run concurrently with
+/// themselves. CI runs this suite under the thread sanitizer (`--filter Concurrency`).
+@Suite("Stage fusion concurrency")
+struct StageFusionConcurrencyTests {
+    @Test func aMessageSentIntoAnIntermediateWaitsForTheRootsDelivery() {
+        let source = SharedMessenger<Int>()
+        let middle = source.map { $0 }
+        let probe = StageProbe()
+        let inDelivery = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let last = middle.map { value -> Int in
+            probe.begin()
+            defer { probe.end() }
+            if value == 1 {
+                inDelivery.signal()
+                release.wait()
+            }
+            return value
+        }
+        let received = Recording<Int>()
+        let observer = TestObserver()
+        observer.observe(last) { received.append($0) }
+        #expect(fusedCount(last.link) == 2)
+
+        let sender = DispatchQueue(label: "root")
+        let done = DispatchSemaphore(value: 0)
+        sender.async {
+            source.send(1)
+            done.signal()
+        }
+        inDelivery.wait()
+        // `last`'s stage is running for 1 on the other thread: this message is handed to the
+        // root's turn instead of running the stage beside it.
+        middle.send(2)
+        #expect(received.elements.isEmpty)
+        release.signal()
+        done.wait()
+        #expect(received.elements == [1, 2])
+        #expect(probe.overlapCount == 0)
+    }
+
+    @Test func anIntermediateThatGainsAnObserverDuringADeliveryGetsEveryLaterMessage() {
+        let source = SharedMessenger<Int>()
+        let inDelivery = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let middle = source.map { value -> Int in
+            if value == 1 {
+                inDelivery.signal()
+                release.wait()
+            }
+            return value
+        }
+        let last = middle.map { $0 }
+        let endReceived = Recording<Int>()
+        let observer = TestObserver()
+        observer.observe(last) { endReceived.append($0) }
+        #expect(fusedCount(last.link) == 2)
+
+        let sender = DispatchQueue(label: "root")
+        let done = DispatchSemaphore(value: 0)
+        sender.async {
+            source.send(1)
+            done.signal()
+        }
+        inDelivery.wait()
+        let middleObserver = RecordingObserver<Int>()
+        middleObserver.record(middle)  // while 1 is in `middle`'s stage on the other thread
+        source.send(2)  // queued behind 1 and behind the run's dissolution
+        release.signal()
+        done.wait()
+        #expect(middleObserver.messages.elements == [2])
+        #expect(endReceived.elements == [1, 2])
+        #expect(fusedCount(last.link) == 0)
+    }
+
+    @Test func directSendsAndRootSendsFromManyThreadsNeverOverlapAStage() {
+        let source = SharedMessenger<Int>()
+        let middle = source.map { $0 }
+        let probe = StageProbe()
+        let last = middle.map { value -> Int in
+            probe.begin()
+            defer { probe.end() }
+            return value
+        }
+        let received = Recording<Int>()
+        let observer = TestObserver()
+        observer.observe(last) { received.append($0) }
+        concurrently(threads: 4) { thread in
+            for index in 0..<500 {
+                if thread % 2 == 0 { source.send(index) } else { middle.send(index) }
+            }
+        }
+        #expect(received.count == 2_000)
+        #expect(probe.callCount == 2_000)
+        #expect(probe.overlapCount == 0)
+    }
+
+    @Test func observersOfAnIntermediateComingAndGoingWhileTheRootSendsLoseNothing() {
+        let source = SharedMessenger<Int>()
+        let middle = source.map { $0 }
+        let last = middle.map { $0 }
+        let received = Recording<Int>()
+        let observer = TestObserver()
+        observer.observe(last) { received.append($0) }
+        concurrently(threads: 2) { thread in
+            if thread == 0 {
+                for index in 0..<2_000 { source.send(index) }
+            } else {
+                for _ in 0..<200 {
+                    let extra = TestObserver()
+                    extra.observe(middle) { _ in }
+                    extra.stopObserving()
+                }
+            }
+        }
+        #expect(received.elements == Array(0..<2_000))
+    }
+}
