@@ -153,3 +153,32 @@ private final class AppSession {
 private final class OptionsApp {
     @ObservableVar var session: AppSession?
 }
+
+/// Found by an adversarial round: a path that stopped (by hand, or because its root died) took
+/// the watches of its own death out, so they never heard of it.
+@Suite("Death watches of a stopped path")
+struct DeathWatchesOfAStoppedPathTests {
+    @Test func aWatchOfAPathThatStoppedIsToldWhenThePathDies() {
+        let ann = User(name: "Ann")
+        var path: ObservedPath<User, String>? = ObservedPath(ann, PropertyPath(\User.$name))
+        let observer = TestObserver()
+        let log = Recording<String>()
+        observer.observeDeath(of: path!) { log.append("path died") }
+        path?.stop()
+        #expect(log.elements.isEmpty)
+        path = nil
+        #expect(log.elements == ["path died"])
+    }
+
+    @Test func aWatchOfAPathWhoseRootDiedIsToldWhenThePathDies() {
+        var ann: User? = User(name: "Ann")
+        var path: ObservedPath<User, String>? = ObservedPath(ann!, PropertyPath(\User.$name))
+        let observer = TestObserver()
+        let log = Recording<String>()
+        observer.observeDeath(of: path!) { log.append("path died") }
+        ann = nil
+        #expect(log.elements.isEmpty)
+        path = nil
+        #expect(log.elements == ["path died"])
+    }
+}

@@ -391,3 +391,36 @@ struct DeathWatchesEndedDuringADeathTests {
         #expect(log.elements == ["first told"])
     }
 }
+
+/// A watch of an object's death survives the object ending its observations (found by an
+/// adversarial round: `stopBeingObserved()`, or a path that stops, took the watches out without
+/// telling them, so they never heard of the death).
+@Suite("Death watches after the observed side stops")
+struct DeathWatchesAfterTheObservedSideStopsTests {
+    @Test func aDeathWatchIsToldOfADeathAfterStopBeingObserved() {
+        var messenger: Messenger<Int>? = Messenger<Int>()
+        let observer = TestObserver()
+        let log = Recording<String>()
+        observer.observeDeath(of: messenger!) { log.append("died") }
+        observer.observe(messenger!) { log.append("message \($0)") }
+        messenger!.stopBeingObserved()
+        #expect(messenger!.observationCount == 1)
+        messenger!.send(1)
+        messenger = nil
+        #expect(log.elements == ["died"])
+    }
+
+    @Test func theLastMessageObservationEndingAfterStopBeingObservedTellsTheStateHandler() {
+        let messenger = Messenger<Int>()
+        let observer = TestObserver()
+        let states = Recording<Bool>()
+        messenger.whenObservationStateChanges { states.append($0) }
+        observer.observe(messenger) { _ in }
+        messenger.stopBeingObserved()
+        #expect(states.elements == [true, false])
+        observer.observeDeath(of: messenger) {}
+        messenger.stopBeingObserved()
+        #expect(states.elements == [true, false, true])
+        #expect(messenger.isObserved)
+    }
+}

@@ -150,6 +150,29 @@ struct ConnectionList {
         return taken
     }
 
+    /// Removes and returns every connection, each marked stopped, but those that only watch for
+    /// the messenger's death (`observeDeath(of:)`), which stay until it dies.
+    mutating func removeAllButDeathWatches() -> Slots {
+        var watches = 0
+        slots.forEachConnection { if $0.watchesDeathOnly { watches += 1 } }
+        guard watches > 0 else { return removeAll() }
+        var kept: [ConnectionBase] = []
+        var removed = ContiguousArray<ConnectionBase?>()
+        takeSlots().forEachConnection { connection in
+            if connection.watchesDeathOnly {
+                kept.append(connection)
+            } else {
+                connection.markStopped()
+                connection.slot = -1
+                removed.append(connection)
+            }
+        }
+        liveCount = 0
+        snapshotTaken = false
+        for connection in kept { append(connection) }
+        return removed.isEmpty ? .none : .many(removed)
+    }
+
     /// The connection, if there is exactly one.
     var only: ConnectionBase? {
         guard liveCount == 1 else { return nil }

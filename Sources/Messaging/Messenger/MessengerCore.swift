@@ -407,15 +407,17 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         tellObservationState(false, notify)
     }
 
-    /// Ends every observation of this messenger.
+    /// Ends every observation of this messenger but the watches of its death only
+    /// (`observeDeath(of:)`), which stay until it dies.
     @usableFromInline
     package func disconnectAll() {
         var wasObserved = false
         let (removed, notify) = lock.withLock {
             () -> (ConnectionList.Slots, StateChangeAction) in
             wasObserved = state.connections.liveCount > 0
-            let removed = state.connections.removeAll()
-            return (removed, wasObserved ? beginStateChange(isObserved: false) : .none)
+            let removed = state.connections.removeAllButDeathWatches()
+            let unobserved = wasObserved && state.connections.liveCount == 0
+            return (removed, unobserved ? beginStateChange(isObserved: false) : .none)
         }
         removed.forEachConnection { $0.receiver?.forget($0) }
         removed.forEachConnection { $0.endedByObservedSide() }

@@ -83,7 +83,8 @@ extension ObservableObject {
         observer.receiver.storage.endObservations(of: messenger.core)
     }
 
-    /// Ends every observation of this object.
+    /// Ends every observation of this object. A watch of its death
+    /// (``Observer/observeDeath(of:fileID:line:_:)``) stays: it is told when the object dies.
     ///
     /// - Complexity: O(*n*), where *n* is the number of observations of this object.
     public func stopBeingObserved() {

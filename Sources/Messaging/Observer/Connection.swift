@@ -38,6 +38,14 @@ package class ConnectionBase: @unchecked Sendable {
         self.site = site
     }
 
+    /// The gate of a connection that watches only for its messenger's death
+    /// (`DeathWatchingConnection`): above every sequence number, below `stoppedGate`, so the
+    /// connection is active and accepts nothing.
+    static var deathOnlyGate: UInt64 { .max - 1 }
+
+    /// Whether the connection only watches for its messenger's death.
+    final var watchesDeathOnly: Bool { gate.load(ordering: .relaxed) == Self.deathOnlyGate }
+
     /// Whether the connection still delivers messages.
     package final var isActive: Bool { gate.load(ordering: .relaxed) != Self.stoppedGate }
 
@@ -100,7 +108,7 @@ package class Connection<Message>: ConnectionBase, @unchecked Sendable {
     /// The gate of a connection made before it is connected (see
     /// `MessengerCore.replaceWhileDelivering(_:with:)`): active, and above every sequence number,
     /// so it accepts nothing until it is put in a messenger's list.
-    package static var pendingGate: UInt64 { .max - 1 }
+    package static var pendingGate: UInt64 { .max - 2 }
 
     /// Whether the message with this sequence number is for this connection. One atomic load.
     @inlinable @inline(__always)
@@ -162,10 +170,6 @@ final class DeathWatchingConnection<Message>: Connection<Message>, @unchecked Se
     /// Called when the object dies: at most once, since a messenger tears down once, and only
     /// if the watch was not ended before (see `MessengerCore.tearDown`). Freed with the connection.
     private let died: () -> Void
-
-    /// The gate of a connection that watches only for death: above every sequence number a
-    /// messenger hands out, below `stoppedGate`, so the connection is active and accepts nothing.
-    static var deathOnlyGate: UInt64 { pendingGate }
 
     init(
         core: MessengerCore<Message>, startSequence: UInt64, receiver: ReceiverStorage?,

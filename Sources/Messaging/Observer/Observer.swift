@@ -103,8 +103,10 @@ extension Observer {
     /// It is an observation of `observable` that receives no messages: it counts in
     /// ``ObservableObject/observationCount`` and ``ObservableObject/observationSites``, and it
     /// ends like any other, without calling `handler`, when this observer dies or stops
-    /// observing `observable` first. (A model class that is not observable itself dies with its
-    /// observable properties: watch one of those.)
+    /// observing `observable` first. When the observed side ends its observations
+    /// (``ObservableObject/stopBeingObserved()``, a path that stops), the watch stays until the
+    /// object dies. (A model class that is not observable itself dies with its observable
+    /// properties: watch one of those.)
     public func observeDeath<Observed: ObservableObject>(
         of observable: Observed, fileID: StaticString = #fileID, line: UInt = #line,
         _ handler: @escaping () -> Void
