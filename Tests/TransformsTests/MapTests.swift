@@ -162,8 +162,10 @@ struct MapTests {
     }
 
     /// Found by review: the first message of a `.initial` observation of a cache that is not a
-    /// variable was read when its turn came, after a change whose own update followed it.
-    @Test func theInitialValueOfAMapOverAVariableStartsAConsistentChain() {
+    /// variable is read when its turn comes, so it may include a change whose update follows; it
+    /// never misses one (reading it before the start could: the update of a change made between
+    /// the read and the start would not reach the observation).
+    @Test func theInitialValueOfAMapOverAVariableIsTheStateWhenItsTurnComes() {
         let number = Var(0)
         let mapped = number.map { $0 }
         let observer = TestObserver()
@@ -175,6 +177,7 @@ struct MapTests {
             number.value = 2
         }
         number.value = 1
-        #expect(chain.elements == [Update(1, 1), Update(1, 2)])
+        #expect(chain.elements == [Update(2, 2), Update(1, 2)])
+        #expect(chain.elements.last?.new == number.value)
     }
 }

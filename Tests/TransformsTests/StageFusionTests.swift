@@ -261,6 +261,90 @@ struct StageFusionTests {
         #expect(received.elements == [5, 11])
     }
 
+    /// Found by review: setting the origin a link already has, during a delivery, left the run
+    /// with the old connection's closed gate, and the next message was lost.
+    @Test func settingTheOriginALinkAlreadyObservesChangesNothing() {
+        let source = Messenger<Int>()
+        let middle = source.map { $0 }
+        let last = middle.map { $0 }
+        let received = Recording<Int>()
+        let observer = TestObserver()
+        observer.observe(last) { value in
+            received.append(value)
+            if value == 1 {
+                source.send(2)
+                last.origin = middle
+                middle.origin = source
+            }
+        }
+        source.send(1)
+        #expect(received.elements == [1, 2])
+        #expect(fusedCount(last.link) == 2)
+    }
+
+    /// Found by an adversarial round: a head link cut from its origin
+    /// (`stopBeingObserved()`), then given the same origin again, took the fused run's place
+    /// in the origin's order of observers only after the run was formed anew.
+    @Test func aHeadCutFromItsOriginAndGivenItAgainIsFusedAgainInItsNewPlace() {
+        let source = Messenger<Int>()
+        let middle = source.map { $0 }
+        let last = middle.map { $0 }
+        let received = Recording<String>()
+        let end = TestObserver()
+        end.observe(last) { received.append("end \($0)") }
+        source.stopBeingObserved()
+        source.send(0)
+        middle.send(9)
+        middle.origin = source
+        #expect(fusedCount(last.link) == 2)
+        let other = TestObserver()
+        other.observe(source) { value in
+            received.append("other \(value)")
+            if value == 1 { source.send(2) }
+        }
+        source.send(1)
+        #expect(received.elements == ["end 9", "end 1", "other 1", "end 2", "other 2"])
+    }
+
+    /// What fusion does differently, as Docs/Transforms.md says: an observation of an object in
+    /// the middle that starts while the chain's origin delivers receives what the origin accepts
+    /// after it started (here: not 2, which the origin had accepted before).
+    @Test func anObservationOfAnIntermediateStartedInADeliveryGetsWhatTheOriginAcceptsAfter() {
+        let source = Messenger<Int>()
+        let middle = source.map { $0 + 1 }
+        let last = middle.map { $0 * 10 }
+        let middleObserver = RecordingObserver<Int>()
+        let observer = TestObserver()
+        observer.observe(last) { value in
+            if value == 20 {
+                source.send(2)
+                middleObserver.record(middle)
+                source.send(3)
+            }
+        }
+        source.send(1)
+        #expect(middleObserver.messages.elements == [4])
+    }
+
+    /// What fusion does differently, as Docs/Transforms.md says: a message sent into an object in
+    /// the middle while the chain's origin delivers waits for what the origin accepted before.
+    @Test func aMessageSentIntoAnIntermediateInADeliveryWaitsForWhatTheOriginAcceptedBefore() {
+        let source = Messenger<Int>()
+        let middle = source.map { $0 }
+        let last = middle.map { $0 }
+        let received = Recording<Int>()
+        let observer = TestObserver()
+        observer.observe(last) { value in
+            received.append(value)
+            if value == 1 {
+                source.send(2)
+                middle.send(100)
+            }
+        }
+        source.send(1)
+        #expect(received.elements == [1, 2, 100])
+    }
+
     /// A linear chain of maps, each adding its own number, with observers that come and go and
     /// messages sent into every object, checked against what each observer must receive.
     @Test(arguments: [1, 2, 3, 4, 5])
@@ -398,6 +482,42 @@ struct StageFusionConcurrencyTests {
         #expect(received.count == 2_000)
         #expect(probe.callCount == 2_000)
         #expect(probe.overlapCount == 0)
+    }
+
+    /// Found by an adversarial round: a link or transform loaded while the fusion lock was held
+    /// could be the last reference (another thread let go meanwhile); releasing it there ran its
+    /// `deinit`, whose count handler took the lock again (a trap in debug builds, a deadlock in
+    /// release). The moment of the drop is swept across the other thread's settling, so this
+    /// catches it in most runs, not every run.
+    @Test func droppingAChainWhileAnotherThreadSettlesItsRootNeverReentersTheLock() {
+        let iterations = 3_000
+        let finished = finishes(within: 60) {
+            let base = SharedMessenger<Int>()
+            let root = UncheckedBox(base.map { $0 })
+            let start = UncheckedBox((0..<iterations).map { _ in SpinBarrier() })
+            let end = UncheckedBox((0..<iterations).map { _ in SpinBarrier() })
+            let spin = Atomic<Int>(0)
+            concurrently(threads: 2) { thread in
+                for index in 0..<iterations {
+                    if thread == 0 {
+                        var last: Map<Map<Map<SharedMessenger<Int>, Int>, Int>, Int>? =
+                            root.value.map { $0 }.map { $0 }
+                        start.value[index].wait(parties: 2)
+                        for _ in 0..<((index % 100) * 8) { spin.add(1, ordering: .relaxed) }
+                        last = nil
+                        _ = last
+                        end.value[index].wait(parties: 2)
+                    } else {
+                        let extra = TestObserver()
+                        extra.observe(root.value) { _ in }
+                        start.value[index].wait(parties: 2)
+                        extra.stopObserving()
+                        end.value[index].wait(parties: 2)
+                    }
+                }
+            }
+        }
+        #expect(finished)
     }
 
     @Test func observersOfAnIntermediateComingAndGoingWhileTheRootSendsLoseNothing() {

@@ -73,7 +73,7 @@ extension ObservableCache {
     /// Starts an observation (owned by `receiver`, if any, and filed under `group`, if any) whose
     /// first message is ``latestMessage``, authored by `author` (see
     /// `MessengerCore.connectSendingLatest`). For a ``LockedLatestMessage`` it is read in the
-    /// same step as the start; for another cache just before it.
+    /// same step as the start; for another cache when its turn comes.
     @usableFromInline
     package func connectSendingLatest(
         receiver: Receiver?, site: DeclarationSite, groupedUnder group: ObjectIdentifier? = nil,

@@ -312,16 +312,16 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     ///
     /// `latestWhileLocked`, if given, reads the state under the lock, in the same step as the
     /// start (a variable's value): the first message is then exactly the state that every later
-    /// message changes. Otherwise `latest` reads it just before the start, outside the lock (it
-    /// may be user code): then a change made on another thread between the read and the start
-    /// can show in both the first message and the next.
+    /// message changes. Otherwise `latest` reads it when its turn comes, outside the lock (it may
+    /// be user code): the first message is then the state as it is when delivered, which may
+    /// already include a change whose update follows. (Reading it before the start instead could
+    /// miss a change for good: one whose update was sent between the read and the start.)
     @usableFromInline
     package func connectSendingLatest(
         receiver: Receiver?, site: DeclarationSite, groupedUnder group: ObjectIdentifier?,
         handler: Handler<Message>, author: AnyAuthor, latestWhileLocked: (() -> Message)?,
-        latest: () -> Message
+        latest: @escaping () -> Message
     ) -> Connection<Message> {
-        let readBefore: Message? = latestWhileLocked == nil ? latest() : nil
         let make = { (sequence: UInt64) -> Connection<Message> in
             guard let group, let receiver else {
                 return Connection(
@@ -336,7 +336,13 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         var admission = Admission.queued
         let connection = connect(receiver: receiver, atStart: {}, make: make) { connection in
             // Under the lock, right after the start.
-            let message = latestWhileLocked?() ?? readBefore!
+            let message: () -> Message
+            if let latestWhileLocked {
+                let read = latestWhileLocked()
+                message = { read }
+            } else {
+                message = latest
+            }
             let delivery = InitialDelivery(to: connection, from: author, message: message)
             initial = delivery
             admission = self.admit(.work(delivery))

@@ -54,9 +54,12 @@ final class ClosureWork: QueuedWork {
 final class InitialDelivery<Message>: QueuedWork {
     let connection: Connection<Message>
     let author: AnyAuthor
-    let message: Message
+    /// Makes the message when its turn comes (outside the lock).
+    let message: () -> Message
 
-    init(to connection: Connection<Message>, from author: AnyAuthor, message: Message) {
+    init(
+        to connection: Connection<Message>, from author: AnyAuthor, message: @escaping () -> Message
+    ) {
         self.connection = connection
         self.author = author
         self.message = message
@@ -65,7 +68,7 @@ final class InitialDelivery<Message>: QueuedWork {
     /// Delivers the message, unless the observation ended meanwhile.
     @usableFromInline override func perform() {
         guard connection.isActive else { return }
-        connection.deliver(message, from: author)
+        connection.deliver(message(), from: author)
     }
 }
 

@@ -61,6 +61,12 @@ package final class OriginLink<Origin: ObservableObject>: FusionLink, @unchecked
     package var origin: Origin? {
         get { lock.withLock { holdsWeakly ? weakOrigin : strongOrigin } }
         set {
+            // The origin it already observes: nothing to re-wire.
+            let unchanged = lock.withLock {
+                newValue === (holdsWeakly ? weakOrigin : strongOrigin)
+                    && connection?.isActive == true
+            }
+            guard !unchanged else { return }
             let gate = LinkGate()
             let newConnection = newValue.map {
                 makeConnection(on: $0.messenger.core, gate: gate, receive: forward)
@@ -95,9 +101,10 @@ package final class OriginLink<Origin: ObservableObject>: FusionLink, @unchecked
 
     var gate: LinkGate { lock.withLock { currentGate } }
 
-    var originLink: (any FusionLink)? {
-        guard !holdsWeakly else { return nil }
-        let link = (lock.withLock { strongOrigin } as? any StageLendingTransform)?.fusionLink
+    func originLink(keeping bag: KeepAlive) -> (any FusionLink)? {
+        guard !holdsWeakly, let origin = lock.withLock({ strongOrigin }) else { return nil }
+        bag.keep(origin)
+        let link = (origin as? any StageLendingTransform)?.fusionLink
         return link?.lending == nil ? nil : link
     }
 

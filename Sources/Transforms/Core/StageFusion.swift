@@ -82,8 +82,9 @@ protocol FusionLink: AnyObject {
     var run: FusedRun? { get set }
     /// The gate of the link's current connection.
     var gate: LinkGate { get }
-    /// The link of the origin, if the origin is a transform that can lend its stage.
-    var originLink: (any FusionLink)? { get }
+    /// The link of the origin, if the origin is a transform that can lend its stage. The origin
+    /// goes into `bag`, so that it is not released under `StageFusion`'s lock.
+    func originLink(keeping bag: KeepAlive) -> (any FusionLink)?
     /// The messenger core the link's connection belongs to, while it is connected.
     var originTurns: (any DeliveryTurns)? { get }
     /// What receives the origin's messages without fusion (a `StageSink<Origin.Message>`).
@@ -98,14 +99,25 @@ protocol FusionLink: AnyObject {
 
 extension FusionLink {
     /// The link this link's transform can lend its stage to: the only observer of the transform,
-    /// if that is the link of a transform that can lend its stage too.
-    var soleDownstream: (any FusionLink)? {
-        guard let lending,
-            let sole = lending.core.soleConnection as? any AnyLinkedConnection,
-            let link = sole.owner as? any FusionLink, link.lending != nil
-        else { return nil }
+    /// if that is the link of a transform that can lend its stage too. What it loads goes into
+    /// `bag`.
+    func soleDownstream(keeping bag: KeepAlive) -> (any FusionLink)? {
+        guard let lending, let connection = lending.core.soleConnection else { return nil }
+        bag.keep(connection)
+        guard let owner = (connection as? any AnyLinkedConnection)?.owner else { return nil }
+        bag.keep(owner)
+        guard let link = owner as? any FusionLink, link.lending != nil else { return nil }
         return link
     }
+}
+
+/// What is loaded under `StageFusion`'s lock, released after it: the last reference to a link or
+/// a transform may be the one loaded (another thread let go meanwhile), and its `deinit` ends an
+/// observation, whose count handler settles again, taking the lock.
+final class KeepAlive {
+    private var objects: [AnyObject] = []
+
+    func keep(_ object: AnyObject) { objects.append(object) }
 }
 
 /// A chain of links whose stages are fused. Guarded by `StageFusion`'s lock.
@@ -116,18 +128,25 @@ final class FusedRun: @unchecked Sendable {
     let members: [WeakFusionLink]
     /// For each member: what receives its origin's messages, through the end of the run.
     let inputs: [AnyObject]
+    /// For each member: the gate of its connection when the run formed (a link whose origin is
+    /// set again has a new one).
+    let gates: [LinkGate]
     var isDissolved = false
 
-    init(root: any DeliveryTurns, members: [any FusionLink], inputs: [AnyObject]) {
+    init(
+        root: any DeliveryTurns, members: [any FusionLink], inputs: [AnyObject], gates: [LinkGate]
+    ) {
         self.root = root
         self.members = members.map(WeakFusionLink.init)
         self.inputs = inputs
+        self.gates = gates
     }
 
-    /// Whether the run is exactly `links`, rooted at `root`.
+    /// Whether the run is exactly `links`, rooted at `root`, over the same connections.
     func isMade(of links: [any FusionLink], rootedAt root: (any DeliveryTurns)?) -> Bool {
         self.root === root && members.count == links.count
             && zip(members, links).allSatisfy { $0.link === $1 }
+            && zip(gates, links).allSatisfy { $0 === $1.gate }
     }
 
     /// The input of `link`, if it is a member.
@@ -164,16 +183,25 @@ enum StageFusion {
     }
 
     /// Something about `link` changed (its transform's observers, its origin): dissolve the runs
-    /// that no longer fit, or form the run that now can, each in its root's turn.
-    static func settle(_ link: any FusionLink) {
-        switch withLock({ plan(for: link) }) {
+    /// that no longer fit, or form the run that now can, each in its root's turn. Returns the
+    /// links of the longest run through `link` (see `dissolve`).
+    @discardableResult
+    static func settle(_ link: any FusionLink) -> Set<ObjectIdentifier> {
+        let bag = KeepAlive()
+        let (next, covered) = withLock { () -> (Plan, Set<ObjectIdentifier>) in
+            let wanted = longestRun(through: link, keeping: bag)
+            return (plan(for: wanted), Set(wanted.map { ObjectIdentifier($0) }))
+        }
+        switch next {
         case .nothing:
-            return
+            break
         case .dissolve(let runs):
             for run in runs { run.root.performInTurn { dissolve(run) } }
         case .form(let members, let root):
             root.performInTurn { form(members, rootedAt: root) }
         }
+        _ = bag
+        return covered
     }
 
     private enum Plan {
@@ -182,9 +210,8 @@ enum StageFusion {
         case form([any FusionLink], root: any DeliveryTurns)
     }
 
-    /// Under the lock.
-    private static func plan(for link: any FusionLink) -> Plan {
-        let wanted = longestRun(through: link)
+    /// Under the lock: what to do so that `wanted`, the longest run through a link, is the run.
+    private static func plan(for wanted: [any FusionLink]) -> Plan {
         let root = wanted.first?.originTurns
         var stale: [FusedRun] = []
         for member in wanted {
@@ -202,20 +229,22 @@ enum StageFusion {
 
     /// Under the lock: the longest chain of links through `link` in which every transform but
     /// the last lends its stage to the next (just `link` if there is none).
-    private static func longestRun(through link: any FusionLink) -> [any FusionLink] {
+    private static func longestRun(
+        through link: any FusionLink, keeping bag: KeepAlive
+    ) -> [any FusionLink] {
         var upstream: [any FusionLink] = []
         var downstream: [any FusionLink] = []
         var seen: Set<ObjectIdentifier> = [ObjectIdentifier(link)]
         var node = link
-        while let up = node.originLink, up.soleDownstream === node,
+        while let up = node.originLink(keeping: bag), up.soleDownstream(keeping: bag) === node,
             seen.insert(ObjectIdentifier(up)).inserted
         {
             upstream.append(up)
             node = up
         }
         node = link
-        while let down = node.soleDownstream, down.originLink === node,
-            seen.insert(ObjectIdentifier(down)).inserted
+        while let down = node.soleDownstream(keeping: bag),
+            down.originLink(keeping: bag) === node, seen.insert(ObjectIdentifier(down)).inserted
         {
             downstream.append(down)
             node = down
@@ -227,9 +256,11 @@ enum StageFusion {
     /// roles of their messengers can be had.
     private static func form(_ members: [any FusionLink], rootedAt root: any DeliveryTurns) {
         var taken: [any DeliveryTurns] = []
+        let bag = KeepAlive()
         withLock {
-            guard let head = members.first, longestRun(through: head).count == members.count,
-                zip(longestRun(through: head), members).allSatisfy({ $0 === $1 }),
+            guard let head = members.first else { return }
+            let wanted = longestRun(through: head, keeping: bag)
+            guard wanted.count == members.count, zip(wanted, members).allSatisfy({ $0 === $1 }),
                 head.originTurns === root, members.allSatisfy({ $0.run == nil })
             else { return }
             // Every intermediate messenger is idle and stays so until the run is in place.
@@ -265,10 +296,12 @@ enum StageFusion {
                 }
                 return
             }
-            let run = FusedRun(root: root, members: members, inputs: inputs)
+            let run = FusedRun(
+                root: root, members: members, inputs: inputs, gates: members.map(\.gate))
             for member in members { member.run = run }
         }
         for core in taken { core.endDeliveringDirectly() }
+        _ = bag
     }
 
     /// In `run.root`'s turn: gives every member its own stage back, then forms what now can be.
@@ -300,6 +333,11 @@ enum StageFusion {
                 }
             }
         }
-        for member in members { settle(member) }
+        // Form what now can, each run once (settling every member would walk every run once
+        // per member).
+        var covered: Set<ObjectIdentifier> = []
+        for member in members where !covered.contains(ObjectIdentifier(member)) {
+            covered.formUnion(settle(member))
+        }
     }
 }

@@ -39,7 +39,7 @@ public final class Filter<Origin: ObservableObject, Message>: Messenger<Message>
     }
 
     /// The observable object whose messages this transform filters. Setting it re-wires the
-    /// transform to the new origin.
+    /// transform to the new origin (setting the origin it observes already changes nothing).
     public var origin: Origin {
         get { link.origin! }
         set { link.origin = newValue }

@@ -54,7 +54,7 @@ public final class Map<Origin: ObservableObject, Message>: Messenger<Message> {
     }
 
     /// The observable object whose messages this transform maps. Setting it re-wires the
-    /// transform to the new origin.
+    /// transform to the new origin (setting the origin it observes already changes nothing).
     ///
     /// ```swift
     /// let titleLength = Var("Dummy Title").new().map { $0.count }
