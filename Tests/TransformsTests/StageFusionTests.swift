@@ -345,6 +345,41 @@ struct StageFusionTests {
         #expect(received.elements == [1, 2, 100])
     }
 
+    /// What a dead transform's stage captured is released outside the fusion lock: its
+    /// `deinit` may use Herald (here: end an observation of another `Map`, whose count handler
+    /// settles again).
+    @Test func whatADroppedStageCapturedMayUseHeraldWhenItIsFreed() {
+        final class Tripwire {
+            let onDeinit: () -> Void
+            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        let source = Messenger<Int>()
+        let side = source.map { $0 }
+        let sideObserver = TestObserver()
+        sideObserver.observe(side) { _ in }
+        let middle = source.map { $0 }
+        let freed = Recording<Bool>()
+        do {
+            let tripwire = Tripwire {
+                sideObserver.stopObserving()
+                freed.append(true)
+            }
+            let last = middle.map { value -> Int in
+                withExtendedLifetime(tripwire) {}
+                return value
+            }
+            let observer = RecordingObserver<Int>()
+            observer.record(last)
+            #expect(fusedCount(last.link) == 2)
+            source.send(1)
+            #expect(observer.messages.elements == [1])
+        }
+        #expect(freed.elements == [true])
+        #expect(fusedCount(middle.link) == 0)
+        #expect(side.observationCount == 0)
+    }
+
     /// A linear chain of maps, each adding its own number, with observers that come and go and
     /// messages sent into every object, checked against what each observer must receive.
     @Test(arguments: [1, 2, 3, 4, 5])

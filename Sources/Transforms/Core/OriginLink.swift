@@ -122,13 +122,19 @@ package final class OriginLink<Origin: ObservableObject>: FusionLink, @unchecked
         }
     }
 
-    func installWhileDelivering(_ sink: AnyObject, on core: any DeliveryTurns) -> Bool {
+    func installWhileDelivering(
+        _ sink: AnyObject, on core: any DeliveryTurns, keeping bag: KeepAlive
+    ) -> Bool {
         lock.withLock {
             guard let old = connection, old.core === core else { return false }
             let new = makeConnection(
                 on: old.core, gate: currentGate,
                 receive: unsafeDowncast(sink, to: StageSink<Origin.Message>.self).receive)
-            guard old.core.replaceWhileDelivering(old, with: new) else { return false }
+            guard old.core.replaceWhileDelivering(old, with: new) else {
+                bag.keep(new)
+                return false
+            }
+            bag.keep(old)
             connection = new
             return true
         }

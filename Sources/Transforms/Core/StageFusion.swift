@@ -93,8 +93,11 @@ protocol FusionLink: AnyObject {
     var routeSink: AnyObject { get }
     /// Replaces the link's connection (on `core`, whose delivering role the caller holds) by one
     /// that passes the origin's messages to `sink`. False if the connection is not on `core` or
-    /// has ended.
-    func installWhileDelivering(_ sink: AnyObject, on core: any DeliveryTurns) -> Bool
+    /// has ended. The replaced connection goes into `bag`: its handler may hold the last
+    /// reference to a dead transform's closures, and so to what they capture.
+    func installWhileDelivering(
+        _ sink: AnyObject, on core: any DeliveryTurns, keeping bag: KeepAlive
+    ) -> Bool
 }
 
 extension FusionLink {
@@ -284,15 +287,16 @@ enum StageFusion {
             for index in members.indices.dropFirst() {
                 guard
                     members[index].installWhileDelivering(
-                        members[index].routeSink, on: taken[index - 1])
+                        members[index].routeSink, on: taken[index - 1], keeping: bag)
                 else { break }
                 routed = index
             }
-            guard routed == members.count - 1, head.installWhileDelivering(inputs[0], on: root)
+            guard routed == members.count - 1,
+                head.installWhileDelivering(inputs[0], on: root, keeping: bag)
             else {
                 for index in stride(from: routed, to: 0, by: -1) {
                     _ = members[index].installWhileDelivering(
-                        members[index].forwardSink, on: taken[index - 1])
+                        members[index].forwardSink, on: taken[index - 1], keeping: bag)
                 }
                 return
             }
@@ -307,13 +311,14 @@ enum StageFusion {
     /// In `run.root`'s turn: gives every member its own stage back, then forms what now can be.
     private static func dissolve(_ run: FusedRun) {
         var absorbed: [(link: any FusionLink, origin: any DeliveryTurns)] = []
+        let bag = KeepAlive()
         let members: [any FusionLink] = withLock {
             guard !run.isDissolved else { return [] }
             run.isDissolved = true
             let members = run.members.compactMap(\.link)
             for member in members where member.run === run { member.run = nil }
             if let head = run.members.first?.link {
-                _ = head.installWhileDelivering(head.forwardSink, on: run.root)
+                _ = head.installWhileDelivering(head.forwardSink, on: run.root, keeping: bag)
             }
             for index in run.members.indices.dropFirst() {
                 guard let link = run.members[index].link,
@@ -327,15 +332,18 @@ enum StageFusion {
         // it joined another run meanwhile.
         for (link, origin) in absorbed {
             origin.performInTurn {
+                let bag = KeepAlive()
                 withLock {
                     guard link.run == nil else { return }
-                    _ = link.installWhileDelivering(link.forwardSink, on: origin)
+                    _ = link.installWhileDelivering(link.forwardSink, on: origin, keeping: bag)
                 }
+                _ = bag
             }
         }
         // Form what now can, each run once (settling every member would walk every run once
         // per member).
         var covered: Set<ObjectIdentifier> = []
+        _ = bag
         for member in members where !covered.contains(ObjectIdentifier(member)) {
             covered.formUnion(settle(member))
         }
