@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import HeraldTestSupport
 import Synchronization
 import Testing
@@ -380,6 +381,63 @@ struct StageFusionTests {
         #expect(side.observationCount == 0)
     }
 
+    // Found by the second adversarial round: a message routed to the root's turn was checked
+    // against the link's gate when it arrived there, which a re-wiring had replaced.
+
+    /// A message sent into an intermediate waits for the root's delivery (documented). If the
+    /// link after it leaves the intermediate meanwhile (its origin is replaced), the message must
+    /// not reach it afterwards: it was sent into an object the link no longer observes.
+    @Test func aRoutedMessageDoesNotReachALinkThatLeftItsOriginWhileItWaited() {
+        let source = Messenger<Int>()
+        let other = Messenger<Int>()
+        let middle = source.map { $0 }
+        let otherMiddle = other.map { $0 }
+        let last = middle.map { $0 }
+        let received = Recording<String>()
+        let observer = TestObserver()
+        observer.observe(last) { received.append("\($0)") }
+        let trigger = TestObserver()
+        trigger.observe(source) { value in
+            if value == 1 {
+                middle.send(100)  // waits for this delivery of `source`
+                last.origin = otherMiddle  // `last` leaves `middle`
+                received.append("rewired")
+            }
+        }
+        #expect(fusedCount(last.link) == 2)
+        source.send(1)
+        // Unfused: ["1", "100", "rewired"]. Never acceptable: "100" after "rewired".
+        #expect(received.elements.last != "100")
+        #expect(received.elements == ["1", "rewired"])
+        other.send(7)
+        #expect(received.elements.last == "7")
+    }
+
+    /// Same, with the intermediate cutting its observers and the link observing it anew: the
+    /// message was sent before the new observation started, so it is not for it.
+    @Test func aRoutedMessageDoesNotReachAnObservationStartedAfterItWasSent() {
+        let source = Messenger<Int>()
+        let middle = source.map { $0 }
+        let last = middle.map { $0 }
+        let received = Recording<String>()
+        let observer = TestObserver()
+        observer.observe(last) { received.append("\($0)") }
+        let trigger = TestObserver()
+        trigger.observe(source) { value in
+            if value == 1 {
+                middle.send(100)
+                middle.stopBeingObserved()
+                last.origin = middle  // a new observation of `middle`
+                received.append("rewired")
+            }
+        }
+        #expect(fusedCount(last.link) == 2)
+        source.send(1)
+        #expect(received.elements.last != "100")
+        source.send(2)
+        #expect(received.elements.last == "2")
+    }
+
     /// A linear chain of maps, each adding its own number, with observers that come and go and
     /// messages sent into every object, checked against what each observer must receive.
     @Test(arguments: [1, 2, 3, 4, 5])
@@ -555,6 +613,39 @@ struct StageFusionConcurrencyTests {
         #expect(finished)
     }
 
+    // Found by the second adversarial round: the origin setter swapped in its connection before
+    // connecting it, so a second setter in between detached a connection that was not yet
+    // connected, and the first then connected it for good.
+    /// Two threads set a link's origin: the first is stopped (in the new origin's `messenger`
+    /// getter) after it swapped in its connection but before it connected it; the second
+    /// replaces it meanwhile. The link must end up observing only the last origin.
+    @Test func twoThreadsSettingTheOriginLeaveItObservingOnlyTheLastOne() {
+        let x = HookedSource()
+        let y = HookedSource()
+        let z = HookedSource()
+        let map = Map(z) { $0 }
+        let observer = RecordingObserver<Int>()
+        observer.record(map)
+        // Access 1: making the connection; access 2: connecting it (after the swap).
+        x.blockAt.store(x.accesses.load(ordering: .relaxed) + 2, ordering: .relaxed)
+        let box = UncheckedBox(map)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            box.value.origin = x
+            done.signal()
+        }.start()
+        x.reached.wait()
+        map.origin = y
+        x.proceed.signal()
+        done.wait()
+        #expect(map.origin === y)
+        x.inner.send(1)
+        y.inner.send(2)
+        #expect(observer.messages.elements == [2])
+        #expect(x.inner.observationCount == 0)
+        #expect(y.inner.observationCount == 1)
+    }
+
     @Test func observersOfAnIntermediateComingAndGoingWhileTheRootSendsLoseNothing() {
         let source = SharedMessenger<Int>()
         let middle = source.map { $0 }
@@ -574,5 +665,23 @@ struct StageFusionConcurrencyTests {
             }
         }
         #expect(received.elements == Array(0..<2_000))
+    }
+}
+
+/// An observable object whose `messenger` getter can stop a thread at its n-th access.
+final class HookedSource: ObservableObject, @unchecked Sendable {
+    let inner = Messenger<Int>()
+    let accesses = Atomic<Int>(0)
+    let blockAt = Atomic<Int>(-1)
+    let reached = DispatchSemaphore(value: 0)
+    let proceed = DispatchSemaphore(value: 0)
+
+    var messenger: Messenger<Int> {
+        let access = accesses.add(1, ordering: .relaxed).newValue
+        if access == blockAt.load(ordering: .relaxed) {
+            reached.signal()
+            proceed.wait()
+        }
+        return inner
     }
 }

@@ -80,7 +80,14 @@ package final class OriginLink<Origin: ObservableObject>: FusionLink, @unchecked
                 currentGate = gate
                 return old
             }
-            if let newValue, let newConnection { newValue.messenger.core.connect(newConnection) }
+            if let newValue, let newConnection {
+                newValue.messenger.core.connect(newConnection)
+                // Another thread may have set the origin again in between, and detached this
+                // connection before it was connected: then it must go now.
+                if lock.withLock({ connection !== newConnection }) {
+                    newConnection.detachFromMessenger()
+                }
+            }
             oldGate.close()
             oldConnection?.detachFromMessenger()
             _ = oldOrigin
@@ -143,21 +150,29 @@ package final class OriginLink<Origin: ObservableObject>: FusionLink, @unchecked
     /// A message sent directly into the origin (or handed back to its turn): through the
     /// chain in turn with the chain's root while this link's transform is fused into one, else
     /// through this link's own stage, in turn with the origin's deliveries.
-    private func receiveDirectly(_ message: Origin.Message, from author: AnyAuthor) {
-        guard gate.isOpen else { return }
+    ///
+    /// The message was sent into the origin of the connection whose gate is `routedGate` (the
+    /// current one when it arrives): once that observation ended (stopped, or the origin
+    /// replaced), it goes nowhere.
+    private func receiveDirectly(
+        _ message: Origin.Message, from author: AnyAuthor, through routedGate: LinkGate? = nil
+    ) {
+        let (gate, origin) = lock.withLock { (currentGate, connection?.core) }
+        let routedGate = routedGate ?? gate
+        guard routedGate.isOpen else { return }
         guard let run = StageFusion.run(of: self) else {
             forward(message, author)
             return
         }
         run.root.performInTurn { [self] in
+            guard routedGate.isOpen else { return }
             if let input = StageFusion.input(of: self, in: run) {
-                if gate.isOpen {
-                    unsafeDowncast(input, to: StageSink<Origin.Message>.self).receive(
-                        message, author)
-                }
-            } else if let origin = lock.withLock({ connection?.core }) {
+                unsafeDowncast(input, to: StageSink<Origin.Message>.self).receive(message, author)
+            } else if let origin {
                 // The run dissolved meanwhile: this link's stage is back in its origin's turn.
-                origin.performInTurn { [self] in receiveDirectly(message, from: author) }
+                origin.performInTurn { [self] in
+                    receiveDirectly(message, from: author, through: routedGate)
+                }
             }
         }
     }
