@@ -11,6 +11,32 @@ func fusedCount(_ link: any FusionLink) -> Int {
     StageFusion.run(of: link)?.members.count ?? 0
 }
 
+/// Holds a delivery on another thread at a known point: `start` runs `body` on another thread
+/// and returns once it reached `here()`; `finish` lets it go on and waits for it to end.
+final class PausedDelivery: @unchecked Sendable {
+    private let reached = DispatchSemaphore(value: 0)
+    private let release = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+
+    func here() {
+        reached.signal()
+        release.wait()
+    }
+
+    func start(_ body: @escaping @Sendable () -> Void) {
+        DispatchQueue(label: "paused delivery").async { [done] in
+            body()
+            done.signal()
+        }
+        reached.wait()
+    }
+
+    func finish() {
+        release.signal()
+        done.wait()
+    }
+}
+
 /// Counts how often a stage runs, and whether it ever ran concurrently with itself.
 final class StageProbe: @unchecked Sendable {
     private let running = Atomic<Int>(0)
@@ -488,15 +514,11 @@ struct StageFusionConcurrencyTests {
         let source = SharedMessenger<Int>()
         let middle = source.map { $0 }
         let probe = StageProbe()
-        let inDelivery = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
+        let pause = PausedDelivery()
         let last = middle.map { value -> Int in
             probe.begin()
             defer { probe.end() }
-            if value == 1 {
-                inDelivery.signal()
-                release.wait()
-            }
+            if value == 1 { pause.here() }
             return value
         }
         let received = Recording<Int>()
@@ -504,32 +526,21 @@ struct StageFusionConcurrencyTests {
         observer.observe(last) { received.append($0) }
         #expect(fusedCount(last.link) == 2)
 
-        let sender = DispatchQueue(label: "root")
-        let done = DispatchSemaphore(value: 0)
-        sender.async {
-            source.send(1)
-            done.signal()
-        }
-        inDelivery.wait()
+        pause.start { source.send(1) }
         // `last`'s stage is running for 1 on the other thread: this message is handed to the
         // root's turn instead of running the stage beside it.
         middle.send(2)
         #expect(received.elements.isEmpty)
-        release.signal()
-        done.wait()
+        pause.finish()
         #expect(received.elements == [1, 2])
         #expect(probe.overlapCount == 0)
     }
 
     @Test func anIntermediateThatGainsAnObserverDuringADeliveryGetsEveryLaterMessage() {
         let source = SharedMessenger<Int>()
-        let inDelivery = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
+        let pause = PausedDelivery()
         let middle = source.map { value -> Int in
-            if value == 1 {
-                inDelivery.signal()
-                release.wait()
-            }
+            if value == 1 { pause.here() }
             return value
         }
         let last = middle.map { $0 }
@@ -538,18 +549,11 @@ struct StageFusionConcurrencyTests {
         observer.observe(last) { endReceived.append($0) }
         #expect(fusedCount(last.link) == 2)
 
-        let sender = DispatchQueue(label: "root")
-        let done = DispatchSemaphore(value: 0)
-        sender.async {
-            source.send(1)
-            done.signal()
-        }
-        inDelivery.wait()
+        pause.start { source.send(1) }
         let middleObserver = RecordingObserver<Int>()
         middleObserver.record(middle)  // while 1 is in `middle`'s stage on the other thread
         source.send(2)  // queued behind 1 and behind the run's dissolution
-        release.signal()
-        done.wait()
+        pause.finish()
         #expect(middleObserver.messages.elements == [2])
         #expect(endReceived.elements == [1, 2])
         #expect(fusedCount(last.link) == 0)
