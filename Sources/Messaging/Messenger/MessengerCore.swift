@@ -454,10 +454,10 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             defer { state.observationStateHandler = nil }
             return (state.connections.removeAll(), state.observationStateHandler)
         }
-        removed.forEachConnection { $0.endedByObservedSide() }
         // One connection at a time: a death handler may end another watch of this object (stop
         // it, or let its observer go), which is then not told.
         removed.forEachConnection { connection in
+            connection.endedByObservedSide()
             if connection.receiver?.forget(connection) ?? true { connection.observedObjectDied() }
         }
         _ = handler

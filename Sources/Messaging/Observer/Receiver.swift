@@ -101,7 +101,7 @@ final class ReceiverStorage: @unchecked Sendable {
     /// The observed side ended `connection` (and holds it): forget it and, if it was owned
     /// here, tell whoever wants to know. Returns whether it was owned here (not already ended by
     /// its owner, nor by the receiver's death).
-    @discardableResult
+    @discardableResult @inline(__always)
     func forget(_ connection: ConnectionBase) -> Bool {
         let wasOwned = lock.withLock { owned.remove(connection) }
         if wasOwned { observationEnded?() }
