@@ -330,41 +330,31 @@ struct DeathWatchesEndedDuringADeathTests {
         var second: Observing<Messenger<Int>>?
     }
 
-    @Test func aDeathHandlerIsNotCalledAfterItsObservingWasStopped() {
-        var messenger: Messenger<Int>? = Messenger<Int>()
-        let log = Recording<String>()
-        let holder = Holder()
-        let first = Observing(
-            messenger!,
-            whenObservedDies: {
-                holder.second?.stop()
-                log.append("first died; second stopped")
-            }
-        ) { _ in }
-        holder.second = Observing(messenger!, whenObservedDies: { log.append("second died") }) {
-            _ in
-        }
-        messenger = nil
-        #expect(log.elements == ["first died; second stopped"])
-        withExtendedLifetime(first) {}
+    /// How the first death handler ends the second watch.
+    enum Ending: String, CaseIterable, Sendable {
+        case stopped, released
     }
 
-    @Test func aDeathHandlerIsNotCalledOnceItsObservingIsGone() {
+    @Test(arguments: Ending.allCases)
+    func aDeathHandlerIsNotCalledOnceAnEarlierOneEndedIt(_ ending: Ending) {
         var messenger: Messenger<Int>? = Messenger<Int>()
         let log = Recording<String>()
         let holder = Holder()
         let first = Observing(
             messenger!,
             whenObservedDies: {
-                holder.second = nil
-                log.append("first died; second released")
+                switch ending {
+                case .stopped: holder.second?.stop()
+                case .released: holder.second = nil
+                }
+                log.append("first died; second \(ending.rawValue)")
             }
         ) { _ in }
         holder.second = Observing(messenger!, whenObservedDies: { log.append("second died") }) {
             _ in
         }
         messenger = nil
-        #expect(log.elements == ["first died; second released"])
+        #expect(log.elements == ["first died; second \(ending.rawValue)"])
         withExtendedLifetime(first) {}
     }
 

@@ -425,8 +425,10 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             let unobserved = wasObserved && state.connections.liveCount == 0
             return (removed, unobserved ? beginStateChange(isObserved: false) : .none)
         }
-        removed.forEachConnection { $0.receiver?.forget($0) }
-        removed.forEachConnection { $0.endedByObservedSide() }
+        removed.forEachConnection { connection in
+            connection.receiver?.forget(connection)
+            connection.endedByObservedSide()
+        }
         if wasObserved { connectionCountHandler?() }
         tellObservationState(false, notify)
     }
