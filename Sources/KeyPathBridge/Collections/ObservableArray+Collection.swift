@@ -8,7 +8,10 @@ extension ObservableArray: RandomAccessCollection, MutableCollection, RangeRepla
     public var endIndex: Int { count }
     /// The number of elements now.
     @inlinable
-    public var count: Int { core.lock.withLock { storage.count } }
+    public var count: Int {
+        DependencyTracking.recordRead(of: core)
+        return core.lock.withLock { storage.count }
+    }
     /// Whether the array is empty now.
     public var isEmpty: Bool { count == 0 }
 
@@ -20,13 +23,19 @@ extension ObservableArray: RandomAccessCollection, MutableCollection, RangeRepla
     /// The element at `position`; setting it sends a replacement (nothing if it is the same).
     @inlinable
     public subscript(position: Int) -> Element {
-        get { core.lock.withLock { storage[position] } }
+        get {
+            DependencyTracking.recordRead(of: core)
+            return core.lock.withLock { storage[position] }
+        }
         set { replace(position..<(position + 1), with: [newValue], as: self) }
     }
 
     /// The elements in `bounds` (a snapshot); setting them sends one replacement.
     public subscript(bounds: Range<Int>) -> ArraySlice<Element> {
-        get { core.lock.withLock { storage[bounds] } }
+        get {
+            DependencyTracking.recordRead(of: core)
+            return core.lock.withLock { storage[bounds] }
+        }
         set { replace(bounds, with: Array(newValue), as: self) }
     }
 

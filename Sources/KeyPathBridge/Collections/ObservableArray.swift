@@ -54,7 +54,10 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
     }
 
     /// The contents as a plain array, in O(1) (a copy-on-write snapshot).
-    public var elements: [Element] { core.lock.withLock { storage } }
+    public var elements: [Element] {
+        DependencyTracking.recordRead(of: core)
+        return core.lock.withLock { storage }
+    }
 
     /// Replaces `range` by `new` and sends the change, authored by `author`; nothing when the
     /// range is empty and `new` too, or when `new` has the same elements. Returns the elements

@@ -72,10 +72,16 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
     }
 
     /// The contents as a plain dictionary, in O(1) (a copy-on-write snapshot).
-    public var elements: [Key: Value] { core.lock.withLock { storage } }
+    public var elements: [Key: Value] {
+        DependencyTracking.recordRead(of: core)
+        return core.lock.withLock { storage }
+    }
 
     /// The number of entries now.
-    public var count: Int { core.lock.withLock { storage.count } }
+    public var count: Int {
+        DependencyTracking.recordRead(of: core)
+        return core.lock.withLock { storage.count }
+    }
 
     /// Whether the dictionary is empty now.
     public var isEmpty: Bool { count == 0 }
@@ -90,7 +96,10 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
     /// if the value is the same).
     @inlinable
     public subscript(key: Key) -> Value? {
-        get { core.lock.withLock { storage[key] } }
+        get {
+            DependencyTracking.recordRead(of: core)
+            return core.lock.withLock { storage[key] }
+        }
         set { setValue(newValue, forKey: key, as: self) }
     }
 

@@ -72,17 +72,24 @@ public final class ObservableSet<Element: Hashable>: Messenger<SetChange<Element
     }
 
     /// The contents as a plain set, in O(1) (a copy-on-write snapshot).
-    public var elements: Set<Element> { core.lock.withLock { storage } }
+    public var elements: Set<Element> {
+        DependencyTracking.recordRead(of: core)
+        return core.lock.withLock { storage }
+    }
 
     /// The number of members now.
-    public var count: Int { core.lock.withLock { storage.count } }
+    public var count: Int {
+        DependencyTracking.recordRead(of: core)
+        return core.lock.withLock { storage.count }
+    }
 
     /// Whether the set is empty now.
     public var isEmpty: Bool { count == 0 }
 
     /// Whether `member` is in the set now.
     public func contains(_ member: Element) -> Bool {
-        core.lock.withLock { storage.contains(member) }
+        DependencyTracking.recordRead(of: core)
+        return core.lock.withLock { storage.contains(member) }
     }
 
     /// Edits the set in one step that sends one message, authored by `author` (by default, the

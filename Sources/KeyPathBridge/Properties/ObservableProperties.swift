@@ -10,9 +10,25 @@ extension ObservableVar: AnyObservableVar {
 }
 
 /// The observable properties of an object, found by reflection: stored properties that are
-/// ``ObservableProperty`` objects (`let name = Var(…)`) and `@ObservableVar` properties (`_name`,
-/// named `name`), of the object's class and its superclasses.
+/// ``ObservableProperty`` objects (`let name = Var(…)`), `@ObservableVar` properties and
+/// `@Synthetic` properties (`_name`, named `name`), of the object's class and its superclasses.
 enum ObservableProperties {
+    /// The stored properties of `object` (its class's, then its superclasses'), by name: a
+    /// wrapped property's storage (`_name`) is named `name`.
+    static func storedProperties(of object: AnyObject) -> [(name: String, value: Any)] {
+        var found: [(name: String, value: Any)] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            for child in current.children {
+                guard let label = child.label else { continue }
+                found.append(
+                    (label.hasPrefix("_") ? String(label.dropFirst()) : label, child.value))
+            }
+            mirror = current.superclassMirror
+        }
+        return found
+    }
+
     /// Every observable property of `object`, by name, in declaration order.
     static func all(of object: AnyObject) -> [(name: String, property: any ObservableProperty)] {
         var found: [(name: String, property: any ObservableProperty)] = []
@@ -20,7 +36,13 @@ enum ObservableProperties {
         while let current = mirror {
             for child in current.children {
                 guard let label = child.label else { continue }
-                if let property = child.value as? any ObservableProperty {
+                if let synthetic = child.value as? any AnySyntheticProperty,
+                    let property = synthetic as? any ObservableProperty
+                {
+                    let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                    synthetic.bind(toOwner: object, named: name)
+                    found.append((name, property))
+                } else if let property = child.value as? any ObservableProperty {
                     found.append((label, property))
                 } else if let wrapper = child.value as? AnyObservableVar {
                     let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
@@ -43,7 +65,12 @@ enum ObservableProperties {
         while let current = mirror {
             for child in current.children {
                 guard let label = child.label else { continue }
-                if let property = child.value as? any ObservableProperty {
+                if child.value is any AnySyntheticProperty,
+                    let property = child.value as? any ObservableProperty
+                {
+                    let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                    found.append((name, property.observationSites))
+                } else if let property = child.value as? any ObservableProperty {
                     found.append((label, property.observationSites))
                 } else if let wrapper = child.value as? AnyObservableVar {
                     let name = label.hasPrefix("_") ? String(label.dropFirst()) : label

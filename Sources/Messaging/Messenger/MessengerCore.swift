@@ -21,6 +21,9 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     /// Told after each start and end of an observation (see `setConnectionCountHandler`). Set
     /// before the core is shared, read without the lock.
     @usableFromInline @exclusivity(unchecked) var connectionCountHandler: (() -> Void)?
+    /// What is computed from this messenger's state (synthetic properties that read it), told
+    /// of each message before it is delivered. Guarded by `lock`; nil while there is none.
+    @usableFromInline @exclusivity(unchecked) var dependents: DependentList?
 
     /// Who delivers. `delivering` is set while one thread delivers this messenger's work (only
     /// one at a time); `hasPending` while work waits in `pending`. Both are set only under the
@@ -52,8 +55,11 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     package func send(from author: AnyAuthor, _ makeMessage: () -> Message?) {
         var delivery: (message: Message, receivers: ConnectionList.Slots)? = nil
         var mustDrain = false
+        var hasDependents = false
         let sequence = lock.withLock { () -> UInt64 in
             guard let message = makeMessage() else { return 0 }
+            // Compared, not copied: a copy would retain (and release) on every send.
+            hasDependents = self.dependents != nil
             let sequence = state.takeSequence()
             switch admit(.message(message, author: author, sequence: sequence)) {
             case .deliverNow: delivery = (message, state.connections.snapshot())
@@ -62,6 +68,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             }
             return sequence
         }
+        if _slowPath(hasDependents) { tellDependents() }
         if let (message, receivers) = consume delivery {
             Self.deliver(message, from: author, sequence: sequence, to: receivers)
             finishDelivering()
@@ -592,4 +599,27 @@ package protocol DeliveryTurns: AnyObject, Sendable {
     var soleConnection: ConnectionBase? { get }
     /// See ``MessengerCore/setConnectionCountHandler(_:)``.
     func setConnectionCountHandler(_ handler: @escaping () -> Void)
+}
+
+extension MessengerCore: DependencySource {
+    /// Tells what depends on this messenger's state that it changed (see `dependents`).
+    @usableFromInline
+    func tellDependents() {
+        if let dependents = lock.withLock({ dependents }) { DependencyTracking.tell(dependents) }
+    }
+
+    @usableFromInline package func addDependent(_ dependent: any Dependent) {
+        lock.withLock { dependents = DependentList.adding(dependent, to: dependents) }
+    }
+
+    @usableFromInline package func removeDependent(_ dependent: ObjectIdentifier) {
+        // The old list is released after unlocking (it holds its dependents weakly, so this
+        // runs no deinit, but keeps the critical section short).
+        let old = lock.withLock { () -> DependentList? in
+            let old = dependents
+            dependents = DependentList.removing(dependent, from: dependents)
+            return old
+        }
+        _ = old
+    }
 }

@@ -30,7 +30,7 @@ package struct ChangeRule<Value>: @unchecked Sendable {
     /// instead of a generic one). `SendableMetatype`: the stored comparison captures the
     /// `Equatable` conformance, which must not be isolated to an actor.
     @inlinable
-    init(equatable: Value.Type) where Value: Equatable & SendableMetatype {
+    package init(equatable: Value.Type) where Value: Equatable & SendableMetatype {
         if Self.isObjectReference {
             isSame = Self.sameObject
         } else {

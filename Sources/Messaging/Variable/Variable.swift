@@ -60,7 +60,10 @@ public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache {
     /// changed.
     @inlinable
     public var value: Value {
-        get { core.lock.withLock { storedValue } }
+        get {
+            DependencyTracking.recordRead(of: core)
+            return core.lock.withLock { storedValue }
+        }
         set { set(newValue, as: self) }
     }
 

@@ -1,0 +1,395 @@
+import Synchronization
+import Transforms
+
+/// A synthetic property: a property of a class whose value a function computes from other
+/// properties, declared where the property is. The value is cached, and invalidated when
+/// anything it was computed from changes.
+///
+/// ```swift
+/// final class Person {
+///     @ObservableVar var first = "Ada"
+///     @ObservableVar var last = "Lovelace"
+///     @Synthetic({ (person: Person) in person.first + " " + person.last })
+///     var fullName: String
+/// }
+/// let ada = Person()
+/// ada.fullName        // "Ada Lovelace": computed now, cached
+/// ada.fullName        // the cached value: the function does not run
+/// ada.last = "Byron"  // invalidates fullName; nothing is computed yet
+/// ada.fullName        // "Ada Byron"
+/// ```
+///
+/// **Dependencies.** Every Herald property the function reads is a dependency: variables
+/// (`@ObservableVar` or `Var`), observable collections (any read: `count`, an element, the
+/// elements), other synthetic properties, on any object. They are collected again on each
+/// evaluation, so a branch not taken is not a dependency. Paths can be declared too
+/// (`dependsOn:`), for what the function reads outside Herald.
+///
+/// **Lazy while unobserved.** The function runs only when the value is read while invalid.
+/// Valid and invalid are tracked apart from the value, so a valid `nil` is a value.
+///
+/// **Observed means eager.** An observed synthetic property (observed directly, through `$name`,
+/// or as an intermediate of an observed path) is evaluated when its first observer comes and
+/// again as soon as it is invalidated, and sends an ``Update`` only when its value changed. A
+/// recomputation that yields an equal value sends nothing and makes nothing downstream
+/// recompute. When its last observer goes, it is lazy again.
+///
+/// **Glitch-free.** In a diamond (two synthetic properties over one source, a third over both)
+/// each computes at most once per change of the source, and no observer, of anything, sees a
+/// mix of old and new values: a change marks what depends on it before it is delivered to
+/// anyone, and observed synthetic properties are brought up to date, and their observers told,
+/// after the outermost change on the thread has marked everything.
+///
+/// **Hybrid.** Setting the property stores that value as valid, without calling the function,
+/// until the next invalidation.
+///
+/// **Cycles.** A property that ends up depending on itself stops the process with a message
+/// naming the properties of the cycle, also when the cycle spans threads.
+///
+/// **Threads.** Reads, sets and invalidations are safe from any thread. One property's function
+/// never runs concurrently with itself: a reader that finds it running on another thread waits
+/// for it. No lock is held while the function runs.
+///
+/// The property's storage (`$fullName`) is the observable property itself: observe it, use it in
+/// paths (`\.$fullName`), bindings (as a source), coalesced observations and ``Inspector``; call
+/// ``invalidate()`` on it.
+@propertyWrapper
+public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>, ObservableProperty,
+    SettableProperty, @unchecked Sendable
+{
+    private let compute: (Owner) -> Value
+    private let changeRule: ChangeRule<Value>
+    /// The paths the property is declared to depend on, and their observations (made when the
+    /// owner is known).
+    private let declared: [SyntheticDependency<Owner>]
+    // Guarded by the core's lock.
+    @exclusivity(unchecked) private var state = SyntheticState<Value>()
+    @exclusivity(unchecked) private weak var owner: Owner?
+    @exclusivity(unchecked) private var name: String?
+    @exclusivity(unchecked) private var declaredObservations: [AnyObject] = []
+    private let isBound = Atomic<Bool>(false)
+    /// How many times the function ran (for tests and benchmarks).
+    private let evaluations = Atomic<Int>(0)
+
+    /// A synthetic property whose value `compute` computes from the owner.
+    ///
+    /// ```swift
+    /// @Synthetic({ (person: Person) in person.first + " " + person.last })
+    /// var fullName: String
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - dependencies: paths from the owner to depend on besides what `compute` reads: a
+    ///     change along them invalidates the property. They may be unreachable at first.
+    ///   - compute: computes the value from the owner (passed in, so that it need not be
+    ///     captured).
+    public init(
+        dependsOn dependencies: [SyntheticDependency<Owner>] = [],
+        _ compute: @escaping (Owner) -> Value
+    ) {
+        self.compute = compute
+        changeRule = ChangeRule()
+        declared = dependencies
+        super.init()
+        core.setConnectionCountHandler { [weak self] in self?.observationCountChanged() }
+    }
+
+    /// A synthetic property whose value `compute` computes from the owner. (For `Equatable`
+    /// values the comparison is then specialized in your module; the rule is the same.)
+    public init(
+        dependsOn dependencies: [SyntheticDependency<Owner>] = [],
+        _ compute: @escaping (Owner) -> Value
+    ) where Value: Equatable & SendableMetatype {
+        self.compute = compute
+        changeRule = ChangeRule(equatable: Value.self)
+        declared = dependencies
+        super.init()
+        core.setConnectionCountHandler { [weak self] in self?.observationCountChanged() }
+    }
+
+    /// A synthetic property that one loader function serves together with others: the loader
+    /// gets the owner and the property's `key` (EBN's custom loaders, for a dictionary-backed
+    /// model that exposes typed properties).
+    ///
+    /// ```swift
+    /// final class Contact {
+    ///     let fields = ObservableDictionary<String, String>()
+    ///     @Synthetic("name", loader: Contact.field) var name: String?
+    ///     @Synthetic("email", loader: Contact.field) var email: String?
+    ///     static func field(_ contact: Contact, _ key: String) -> String? { contact.fields[key] }
+    /// }
+    /// ```
+    public convenience init(
+        _ key: String, dependsOn dependencies: [SyntheticDependency<Owner>] = [],
+        loader: @escaping (Owner, String) -> Value
+    ) {
+        self.init(dependsOn: dependencies) { loader($0, key) }
+    }
+
+    /// Not available: a synthetic property belongs to an instance of a class, which it reads
+    /// through the enclosing instance.
+    @available(*, unavailable, message: "@Synthetic is for properties of classes")
+    public var wrappedValue: Value {
+        get { fatalError() }
+        // swift-format-ignore
+        set { fatalError() }
+    }
+
+    /// The synthetic property itself: an ``ObservableProperty``.
+    public var projectedValue: Synthetic<Owner, Value> { self }
+
+    /// The value, read through the owner (`person.fullName`); setting stores a value (hybrid).
+    public static subscript(
+        _enclosingInstance owner: Owner,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Owner, Synthetic<Owner, Value>>
+    ) -> Value {
+        get {
+            let property = owner[keyPath: storageKeyPath]
+            property.bind(to: owner, name: wrappedKeyPath)
+            return property.value
+        }
+        set {
+            let property = owner[keyPath: storageKeyPath]
+            property.bind(to: owner, name: wrappedKeyPath)
+            property.set(newValue, as: property)
+        }
+    }
+
+    /// The property itself, read through the owner (`person.$fullName`).
+    public static subscript(
+        _enclosingInstance owner: Owner,
+        projected projectedKeyPath: KeyPath<Owner, Synthetic<Owner, Value>>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Owner, Synthetic<Owner, Value>>
+    ) -> Synthetic<Owner, Value> {
+        let property = owner[keyPath: storageKeyPath]
+        property.bind(to: owner, name: projectedKeyPath)
+        return property
+    }
+
+    // MARK: The owner
+
+    /// Learns the owner (once): every way to the property passes it.
+    @inline(__always)
+    func bind(to owner: Owner, name: @autoclosure () -> AnyKeyPath) {
+        if _fastPath(isBound.load(ordering: .acquiring)) { return }
+        bindSlowly(to: owner, name: name())
+    }
+
+    @inline(never)
+    private func bindSlowly(to owner: Owner, name keyPath: AnyKeyPath) {
+        bind(to: owner, named: propertyName(in: owner) ?? String(describing: keyPath))
+    }
+
+    /// The name of the stored property of `owner` that holds this property (`_fullName`, named
+    /// `fullName`), found by reflection, once.
+    private func propertyName(in owner: Owner) -> String? {
+        ObservableProperties.storedProperties(of: owner).first {
+            ($0.value as? Synthetic) === self
+        }?.name
+    }
+
+    /// Learns the owner and the property's name, and starts observing the declared paths.
+    func bind(to owner: Owner, named name: String) {
+        let isFirst = core.lock.withLock { () -> Bool in
+            guard self.owner == nil else { return false }
+            self.owner = owner
+            self.name = name
+            return true
+        }
+        guard isFirst else { return }
+        let observations = declared.map { dependency in
+            dependency.observe(from: owner) { [weak self] in self?.invalidate() }
+        }
+        core.lock.withLock { declaredObservations = observations }
+        isBound.store(true, ordering: .releasing)
+    }
+
+    // MARK: Reading
+
+    /// The value: the cached one while valid, else computed now.
+    public var value: Value {
+        guard let frame = DependencyTracking.currentFrame as? SyntheticFrame else {
+            return refresh().value
+        }
+        frame.record(self, node: self)
+        let (value, version) = refresh()
+        frame.recordVersion(version)
+        return value
+    }
+
+    /// Whether the cached value is valid (reading it then runs nothing).
+    public var isValid: Bool { core.lock.withLock { state.freshness == .valid } }
+
+    /// How many times the function ran.
+    package var evaluationCount: Int { evaluations.load(ordering: .relaxed) }
+
+    /// Brings the value up to date and returns it with its version.
+    private func refresh() -> (value: Value, version: UInt64) {
+        let thread = DependencyTracking.thisThread
+        var step = core.lock.withLock { state.beginRead(by: thread) }
+        while true {
+            switch step {
+            case .value(let value, let version):
+                return (value, version)
+            case .cycle:
+                SyntheticCycle.report(closingAt: self)
+            case .wait(let other):
+                SyntheticCycle.wait(for: self, computedBy: other)
+                step = core.lock.withLock { state.beginRead(by: thread) }
+            case .check(let sources, let marks):
+                var moved = false
+                for link in sources {
+                    guard let node = link.node else { continue }
+                    if node.refreshedVersion() != link.version {
+                        moved = true
+                        break
+                    }
+                }
+                step = core.lock.withLock {
+                    state.finishChecking(sourceMoved: moved, marks: marks)
+                }
+            case .evaluate(let marks, let previous):
+                return evaluate(marks: marks, previous: previous)
+            }
+        }
+    }
+
+    private func evaluate(marks: UInt64, previous: [SourceLink]) -> (value: Value, version: UInt64)
+    {
+        let owner = core.lock.withLock { self.owner }
+        guard let owner else {
+            let cached = core.lock.withLock { () -> (Value, UInt64)? in
+                state.abandonEvaluation()
+                return state.cached.map { ($0, state.version) }
+            }
+            guard let cached else {
+                fatalError(
+                    "Herald: the synthetic property \(nodeName) was read before its owner was "
+                        + "known, or after it died, and has no value to give.")
+            }
+            return cached
+        }
+        let frame = SyntheticFrame(node: self, previous: previous)
+        evaluations.add(1, ordering: .relaxed)
+        let value = DependencyTracking.withFrame(frame) { compute(owner) }
+        let rule = changeRule
+        let result = core.lock.withLock {
+            state.finishEvaluation(
+                value, sources: frame.sources, marks: marks, isChange: rule.isChange)
+        }
+        for link in result.dropped { link.source.removeDependent(ObjectIdentifier(self)) }
+        return (result.value, result.version)
+    }
+
+    // MARK: Changing
+
+    /// Invalidates the value: the next read computes it again (at once if it is observed), and
+    /// what depends on it is invalidated too.
+    ///
+    /// ```swift
+    /// person.$fullName.invalidate()
+    /// ```
+    public func invalidate() {
+        SyntheticGraph.invalidate(self, .invalid)
+        DependencyTracking.propagateQueuedWork()
+    }
+
+    /// Stores `value` as the valid value without calling the function (a hybrid property), until
+    /// the next invalidation; observers get an update, authored by `author`, if it changed.
+    ///
+    /// ```swift
+    /// person.fullName = "Lord Byron"   // the same, authored by the property
+    /// ```
+    public func set(_ value: Value, as author: AnyAuthor) {
+        let rule = changeRule
+        let action = core.lock.withLock { state.set(value, isChange: rule.isChange) }
+        if action.enqueue { DependencyTracking.enqueue(SyntheticSetWork(self, author: author)) }
+        for entry in action.dependents?.entries ?? [] {
+            if let dependent = entry.reference as? any SyntheticNode {
+                SyntheticGraph.invalidate(dependent, .mayBeStale)
+            }
+        }
+        DependencyTracking.propagateQueuedWork()
+    }
+
+    /// Whether going from `old` to `new` is a change: `!=` for `Equatable` values, `!==` for
+    /// objects, always for other values.
+    public func isChange(from old: Value, to new: Value) -> Bool {
+        changeRule.isChange(from: old, to: new)
+    }
+
+    /// The property's name, once it is known.
+    public var debugName: String? { core.lock.withLock { name } }
+
+    // MARK: Observed means eager
+
+    private func observationCountChanged() {
+        let observed = core.observationCount > 0
+        guard core.lock.withLock({ state.setObserved(observed) }) else { return }
+        _ = refresh()
+        core.lock.withLock { state.startTelling() }
+    }
+
+    /// Brings an observed property up to date and tells its observers (in a propagation pass).
+    func tellObservers(as author: AnyAuthor) {
+        core.lock.withLock { state.isQueued = false }
+        _ = refresh()
+        let rule = changeRule
+        core.send(from: author) { state.takeUpdate(isChange: rule.isChange) }
+    }
+
+    deinit {
+        let sources = state.sources
+        for link in sources { link.source.removeDependent(ObjectIdentifier(self)) }
+    }
+}
+
+extension Synthetic: SyntheticNode {
+    func mark(_ level: Freshness) -> SyntheticMarkResult {
+        let action = core.lock.withLock { state.mark(level) }
+        return SyntheticMarkResult(dependents: action.dependents, enqueue: action.enqueue)
+    }
+
+    func refreshedVersion() -> UInt64 { refresh().version }
+
+    var nodeName: String {
+        let name = core.lock.withLock { self.name } ?? "?"
+        return "\(Owner.self).\(name)"
+    }
+
+    var computingThread: ObjectIdentifier? { core.lock.withLock { state.computingThread } }
+
+    @usableFromInline package func sourceDidChange() {
+        SyntheticGraph.invalidate(self, .invalid)
+    }
+
+    @usableFromInline package func addDependent(_ dependent: any Dependent) {
+        core.lock.withLock {
+            state.dependents = DependentList.adding(dependent, to: state.dependents)
+        }
+    }
+
+    @usableFromInline package func removeDependent(_ dependent: ObjectIdentifier) {
+        core.lock.withLock {
+            state.dependents = DependentList.removing(dependent, from: state.dependents)
+        }
+    }
+
+    package func propagate() {
+        tellObservers(as: self)
+    }
+}
+
+/// The propagation of a value set on a hybrid property: its update is authored by the setter.
+private final class SyntheticSetWork<Owner: AnyObject, Value>: PropagationWork {
+    let property: Synthetic<Owner, Value>
+    let author: AnyAuthor
+
+    init(_ property: Synthetic<Owner, Value>, author: AnyAuthor) {
+        self.property = property
+        self.author = author
+    }
+
+    package func propagate() { property.tellObservers(as: author) }
+}

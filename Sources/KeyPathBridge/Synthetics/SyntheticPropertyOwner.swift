@@ -1,0 +1,57 @@
+import Transforms
+
+/// An object with synthetic properties, given ways to invalidate them by name and all at once
+/// (EBN's `invalidatePropertyValue:` and `invalidateAllSyntheticProperties`). The conformance
+/// needs nothing.
+///
+/// ```swift
+/// final class Contact: SyntheticPropertyOwner {
+///     @Synthetic({ (contact: Contact) in … }) var fullName: String
+/// }
+/// contact.invalidateAllSyntheticProperties()
+/// ```
+public protocol SyntheticPropertyOwner: AnyObject {}
+
+extension SyntheticPropertyOwner {
+    /// Invalidates the synthetic property `name` (see ``Synthetic/invalidate()``). Harmless if
+    /// the object has no synthetic property of that name.
+    public func invalidateSyntheticProperty(named name: String) {
+        SyntheticProperties.all(of: self).first { $0.name == name }?.property.invalidate()
+    }
+
+    /// Invalidates every synthetic property of the object, its superclasses' included.
+    public func invalidateAllSyntheticProperties() {
+        for (_, property) in SyntheticProperties.all(of: self) { property.invalidate() }
+    }
+}
+
+/// A synthetic property without its types, for reflection.
+protocol AnySyntheticProperty: AnyObject {
+    /// Learns its owner (`object`, if it is of the owner type) and name.
+    func bind(toOwner object: AnyObject, named name: String)
+    func invalidate()
+    var isValid: Bool { get }
+    /// Reads the value, so that it is valid.
+    func makeValid()
+}
+
+extension Synthetic: AnySyntheticProperty {
+    func bind(toOwner object: AnyObject, named name: String) {
+        if let owner = object as? Owner { bind(to: owner, named: name) }
+    }
+
+    func makeValid() { _ = value }
+}
+
+/// The synthetic properties of an object, found by reflection.
+enum SyntheticProperties {
+    /// Every synthetic property of `object` (its class's first, then its superclasses'), by
+    /// name, each bound to `object`.
+    static func all(of object: AnyObject) -> [(name: String, property: any AnySyntheticProperty)] {
+        ObservableProperties.storedProperties(of: object).compactMap { name, value in
+            guard let property = value as? any AnySyntheticProperty else { return nil }
+            property.bind(toOwner: object, named: name)
+            return (name, property)
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import Synchronization
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Something an evaluation can depend on: a variable's or a collection's core, or a computed
+/// property. Its dependents are told, before anyone else, when it changes.
+@usableFromInline
+package protocol DependencySource: AnyObject {
+    /// Starts telling `dependent` of changes. The source holds it weakly.
+    func addDependent(_ dependent: any Dependent)
+    /// Stops telling the dependent whose identity is `dependent` of changes. Harmless if it
+    /// was not told.
+    func removeDependent(_ dependent: ObjectIdentifier)
+}
+
+/// Something whose value is computed from sources (a synthetic property).
+@usableFromInline
+package protocol Dependent: AnyObject {
+    /// A source it depends on changed. Called on the changing thread, outside every Herald
+    /// lock, before the change is delivered to the source's observers.
+    func sourceDidChange()
+}
+
+/// An evaluation in progress on this thread: it records what it reads.
+package protocol EvaluationFrame: AnyObject {
+    /// `source` was read (called before the value is read, so a change that follows the read
+    /// is never missed).
+    func recordRead(of source: any DependencySource)
+}
+
+/// Work that a change leaves for the end of its propagation (an observed computed property
+/// that must recompute and tell its observers).
+package protocol PropagationWork: AnyObject {
+    /// Recomputes and tells; runs on the thread whose change queued it, outside every lock.
+    func propagate()
+}
+
+/// Reads recorded as dependencies, and the propagation of changes to what depends on them.
+///
+/// A read of a Herald property (a variable, a collection) calls ``recordRead(of:)``, which costs
+/// one relaxed atomic load while no evaluation is open on any thread. An evaluation opens a frame
+/// on its thread with ``withFrame(_:_:)``; reads on that thread then go to the frame.
+///
+/// A change tells the source's dependents (``Dependent/sourceDidChange()``) before it is
+/// delivered, so no observer of anything can read a stale computed value; the dependents queue
+/// the work their observers need (``enqueue(_:)``), which runs when the outermost change on the
+/// thread has told everyone (``propagateQueuedWork()``): one pass, however many sources the work
+/// depends on.
+@usableFromInline
+package enum DependencyTracking {
+    /// How many evaluation frames are open, on all threads.
+    @usableFromInline static let openFrames = Atomic<Int>(0)
+
+    /// Records a read of `source` in this thread's open evaluation, if there is one.
+    @inlinable @inline(__always)
+    package static func recordRead(of source: @autoclosure () -> any DependencySource) {
+        if _slowPath(openFrames.load(ordering: .relaxed) != 0) {
+            recordReadInFrame(of: source())
+        }
+    }
+
+    @usableFromInline
+    static func recordReadInFrame(of source: any DependencySource) {
+        ThreadContext.current?.frames.last?.recordRead(of: source)
+    }
+
+    /// The innermost evaluation frame open on this thread, if any.
+    package static var currentFrame: (any EvaluationFrame)? {
+        guard openFrames.load(ordering: .relaxed) != 0 else { return nil }
+        return ThreadContext.current?.frames.last
+    }
+
+    /// The evaluation frames open on this thread, outermost first.
+    package static var openFramesOnThisThread: [any EvaluationFrame] {
+        ThreadContext.current?.frames ?? []
+    }
+
+    /// Runs `body` with `frame` open on this thread: the reads it makes go to `frame` (and not to
+    /// a frame opened before it).
+    package static func withFrame<Result>(
+        _ frame: any EvaluationFrame, _ body: () throws -> Result
+    ) rethrows -> Result {
+        let context = ThreadContext.forThisThread
+        context.frames.append(frame)
+        openFrames.add(1, ordering: .relaxed)
+        defer {
+            context.frames.removeLast()
+            openFrames.subtract(1, ordering: .relaxed)
+        }
+        return try body()
+    }
+
+    /// Runs `body` with no frame open on this thread (reads in it record nothing): for observers
+    /// called while an evaluation is open.
+    package static func withoutFrames<Result>(_ body: () throws -> Result) rethrows -> Result {
+        guard let context = ThreadContext.current, !context.frames.isEmpty else {
+            return try body()
+        }
+        let saved = context.frames
+        context.frames = []
+        openFrames.subtract(saved.count, ordering: .relaxed)
+        defer {
+            context.frames = saved
+            openFrames.add(saved.count, ordering: .relaxed)
+        }
+        return try body()
+    }
+
+    /// An identity of this thread, for telling who evaluates what.
+    package static var thisThread: ObjectIdentifier {
+        ObjectIdentifier(ThreadContext.forThisThread)
+    }
+
+    /// Queues `work` for the end of this thread's outermost propagation.
+    package static func enqueue(_ work: any PropagationWork) {
+        ThreadContext.forThisThread.queued.append(work)
+    }
+
+    /// Runs the queued work, in order, including work queued while it runs, unless this thread
+    /// is already doing so further up the stack (that pass picks up what was queued).
+    package static func propagateQueuedWork() {
+        let context = ThreadContext.forThisThread
+        guard !context.isPropagating, !context.queued.isEmpty else { return }
+        context.isPropagating = true
+        defer { context.isPropagating = false }
+        // Observers called from here are not part of an evaluation that set a variable.
+        withoutFrames {
+            var next = 0
+            while next < context.queued.count {
+                let work = context.queued[next]
+                next += 1
+                work.propagate()
+            }
+            context.queued.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Tells each dependent of a change, then runs the work that queued (see the type's
+    /// description).
+    @usableFromInline
+    package static func tell(_ dependents: DependentList) {
+        for dependent in dependents.entries {
+            dependent.reference?.sourceDidChange()
+        }
+        propagateQueuedWork()
+    }
+}
+
+/// The dependents of a source, held weakly. Immutable: a change makes a new list, so a sender
+/// can use the list it read under the source's lock after unlocking.
+@usableFromInline
+package final class DependentList: @unchecked Sendable {
+    package struct Entry: @unchecked Sendable {
+        package weak var reference: (any Dependent)?
+        let identity: ObjectIdentifier
+    }
+    package let entries: [Entry]
+
+    init(_ entries: [Entry]) { self.entries = entries }
+
+    /// `list` with `dependent` added (once).
+    package static func adding(_ dependent: any Dependent, to list: DependentList?) -> DependentList
+    {
+        let identity = ObjectIdentifier(dependent)
+        let live = (list?.entries ?? []).filter { $0.reference != nil }
+        if live.contains(where: { $0.identity == identity }) { return DependentList(live) }
+        return DependentList(live + [Entry(reference: dependent, identity: identity)])
+    }
+
+    /// `list` without `dependent` (and without dependents that died), or nil if none is left.
+    package static func removing(_ identity: ObjectIdentifier, from list: DependentList?)
+        -> DependentList?
+    {
+        let rest = (list?.entries ?? []).filter { $0.identity != identity && $0.reference != nil }
+        return rest.isEmpty ? nil : DependentList(rest)
+    }
+}
+
+/// What one thread keeps for dependency tracking: its open frames and its queued propagation.
+final class ThreadContext {
+    var frames: [any EvaluationFrame] = []
+    var queued: [any PropagationWork] = []
+    var isPropagating = false
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { pointer in
+            #if canImport(Darwin)
+                Unmanaged<ThreadContext>.fromOpaque(pointer).release()
+            #else
+                if let pointer { Unmanaged<ThreadContext>.fromOpaque(pointer).release() }
+            #endif
+        }
+        precondition(status == 0, "Herald: no thread-local storage key (\(status))")
+        return key
+    }()
+
+    /// This thread's context, if it has made one.
+    static var current: ThreadContext? {
+        guard let pointer = pthread_getspecific(key) else { return nil }
+        return Unmanaged<ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// This thread's context, made on first use.
+    static var forThisThread: ThreadContext {
+        if let current { return current }
+        let context = ThreadContext()
+        pthread_setspecific(key, Unmanaged.passRetained(context).toOpaque())
+        return context
+    }
+}

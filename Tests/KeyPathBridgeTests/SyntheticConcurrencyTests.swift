@@ -1,0 +1,179 @@
+import Dispatch
+import HeraldTestSupport
+import Synchronization
+import Testing
+
+@testable import KeyPathBridge
+
+/// A synthetic property whose function can be held at a gate, and counts how many runs overlap.
+final class Gated: @unchecked Sendable {
+    @ObservableVar var input = 1
+    let entered = DispatchSemaphore(value: 0)
+    let gate = DispatchSemaphore(value: 0)
+    let holdAtGate = Atomic<Bool>(false)
+    let running = Atomic<Int>(0)
+    let mostRunning = Atomic<Int>(0)
+
+    @Synthetic({ (g: Gated) in
+        let now = g.running.add(1, ordering: .sequentiallyConsistent).newValue
+        g.mostRunning.max(now, ordering: .sequentiallyConsistent)
+        let value = g.input * 2
+        if g.holdAtGate.load(ordering: .sequentiallyConsistent) {
+            g.entered.signal()
+            g.gate.wait()
+        }
+        g.running.subtract(1, ordering: .sequentiallyConsistent)
+        return value
+    })
+    var doubled: Int
+}
+
+/// Synthetic properties on two objects that depend on each other's (no cycle among properties).
+final class Partner: @unchecked Sendable {
+    @ObservableVar var base = 0
+    nonisolated(unsafe) var other: Partner?
+    @Synthetic({ (p: Partner) in p.base + 1 }) var own: Int
+    @Synthetic({ (p: Partner) in p.own + (p.other?.own ?? 0) }) var withOther: Int
+}
+
+@Suite("Synthetic properties: concurrency", .serialized)
+struct SyntheticConcurrencyTests {
+    @Test("threads: a reader waits for another thread's evaluation instead of running it again")
+    func readerWaitsForRunningEvaluation() {
+        let gated = Gated()
+        gated.holdAtGate.store(true, ordering: .sequentiallyConsistent)
+        let property = ObjectIdentifier(gated.$doubled)
+        let secondWaits = DispatchSemaphore(value: 0)
+        SyntheticCycle.setWaitHook { if $0 == property { secondWaits.signal() } }
+        defer { SyntheticCycle.setWaitHook(nil) }
+        let results = Recording<Int>()
+        let done = DispatchSemaphore(value: 0)
+        let box = UncheckedBox(gated)
+        DispatchQueue.global().async {
+            results.append(box.value.doubled)
+            done.signal()
+        }
+        gated.entered.wait()  // the first reader is computing, held at the gate
+        DispatchQueue.global().async {
+            results.append(box.value.doubled)
+            done.signal()
+        }
+        secondWaits.wait()  // the second reader found it running and waits
+        gated.holdAtGate.store(false, ordering: .sequentiallyConsistent)
+        gated.gate.signal()
+        done.wait()
+        done.wait()
+        #expect(results.elements == [2, 2])
+        #expect(gated.$doubled.evaluationCount == 1)
+        #expect(gated.mostRunning.load(ordering: .sequentiallyConsistent) == 1)
+    }
+
+    @Test("threads: an invalidation during an evaluation is not lost")
+    func invalidationDuringEvaluationIsKept() {
+        let gated = Gated()
+        gated.holdAtGate.store(true, ordering: .sequentiallyConsistent)
+        let done = DispatchSemaphore(value: 0)
+        let box = UncheckedBox(gated)
+        let first = Recording<Int>()
+        DispatchQueue.global().async {
+            first.append(box.value.doubled)
+            done.signal()
+        }
+        gated.entered.wait()
+        gated.input = 5  // the running evaluation read 1 before the gate
+        gated.holdAtGate.store(false, ordering: .sequentiallyConsistent)
+        gated.gate.signal()
+        done.wait()
+        #expect(first.elements == [2])
+        #expect(!gated.$doubled.isValid)
+        #expect(gated.doubled == 10)
+    }
+
+    @Test("threads: reads, sets and invalidations from many threads agree with the sources")
+    func manyThreads() {
+        let gated = Gated()
+        let box = UncheckedBox(gated)
+        concurrently(threads: 4) { index in
+            for step in 0..<300 {
+                switch (index + step) % 3 {
+                case 0: box.value.input = step
+                case 1: _ = box.value.doubled
+                default: box.value.$doubled.invalidate()
+                }
+            }
+        }
+        #expect(gated.doubled == gated.input * 2)
+        #expect(gated.mostRunning.load(ordering: .sequentiallyConsistent) == 1)
+    }
+
+    @Test("threads: observed properties from many threads end with the right value")
+    func observedFromManyThreads() {
+        let gated = Gated()
+        let observer = TestObserver()
+        let last = Recording<Int>()
+        observer.observe(gated.$doubled) { last.append($0.new) }
+        let box = UncheckedBox(gated)
+        concurrently(threads: 4) { index in
+            for step in 0..<200 { box.value.input = index * 1000 + step }
+        }
+        #expect(gated.doubled == gated.input * 2)
+        #expect(last.elements.last == gated.input * 2)
+    }
+
+    @Test("threads: no deadlock when properties of two objects depend on each other's")
+    func crossObjectNoDeadlock() {
+        let a = Partner()
+        let b = Partner()
+        a.other = b
+        b.other = a
+        let boxA = UncheckedBox(a)
+        let boxB = UncheckedBox(b)
+        let finished = finishes(within: 60) {
+            concurrently(threads: 4) { index in
+                for step in 0..<500 {
+                    switch index {
+                    case 0: _ = boxA.value.withOther
+                    case 1: _ = boxB.value.withOther
+                    case 2: boxA.value.base = step
+                    default: boxB.value.base = step
+                    }
+                }
+            }
+        }
+        #expect(finished)
+        #expect(a.withOther == a.base + 1 + b.base + 1)
+        #expect(b.withOther == a.withOther)
+    }
+
+    @Test("a cycle spread over two threads is a runtime error, not a hang")
+    func cycleAcrossThreads() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            final class Pair: @unchecked Sendable {
+                let xStarted = DispatchSemaphore(value: 0)
+                let yStarted = DispatchSemaphore(value: 0)
+                @Synthetic({ (p: Pair) in
+                    p.xStarted.signal()
+                    p.yStarted.wait()
+                    return p.y + 1
+                })
+                var x: Int
+                @Synthetic({ (p: Pair) in
+                    p.yStarted.signal()
+                    p.xStarted.wait()
+                    return p.x + 1
+                })
+                var y: Int
+            }
+            let pair = UncheckedBox(Pair())
+            _ = pair.value.$x
+            _ = pair.value.$y
+            DispatchQueue.global().async { _ = pair.value.y }
+            _ = pair.value.x
+        }.map { result in
+            let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(text.contains("synthetic property cycle"))
+            #expect(text.contains("Pair.x"))
+            #expect(text.contains("Pair.y"))
+        }
+    }
+}

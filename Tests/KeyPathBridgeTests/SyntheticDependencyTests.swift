@@ -1,0 +1,313 @@
+import HeraldTestSupport
+import Testing
+
+@testable import KeyPathBridge
+
+/// A diamond: left and right over one source, both over both.
+final class Diamond {
+    @ObservableVar var source = 1
+    @Synthetic({ (d: Diamond) in d.source + 1 }) var left: Int
+    @Synthetic({ (d: Diamond) in d.source * 10 }) var right: Int
+    @Synthetic({ (d: Diamond) in "\(d.left)/\(d.right)" }) var both: String
+}
+
+/// A branch chosen by a variable.
+final class Branching {
+    @ObservableVar var useFirst = true
+    @ObservableVar var first = "a"
+    @ObservableVar var second = "b"
+    @Synthetic({ (b: Branching) in b.useFirst ? b.first : b.second }) var chosen: String
+}
+
+/// A loader serving several properties of a dictionary-backed model.
+final class Record: SyntheticPropertyOwner {
+    let fields = ObservableDictionary<String, String>()
+    let loads = Recording<String>()
+    @Synthetic("name", loader: Record.field) var name: String?
+    @Synthetic("email", loader: Record.field) var email: String?
+
+    static func field(_ record: Record, _ key: String) -> String? {
+        record.loads.append(key)
+        return record.fields[key]
+    }
+}
+
+/// A private collection with a public snapshot.
+final class Playlist {
+    let editableSongs = ObservableArray<String>()
+    @Synthetic(snapshotOf: \Playlist.editableSongs) var songs: [String]
+    let editableTags = ObservableSet<String>()
+    @Synthetic(snapshotOf: \Playlist.editableTags) var tags: Set<String>
+    let editableRatings = ObservableDictionary<String, Int>()
+    @Synthetic(snapshotOf: \Playlist.editableRatings) var ratings: [String: Int]
+}
+
+/// Declared paths: a value read outside Herald, and a path unreachable at first.
+final class DisplaySettings {
+    @ObservableVar var separator = " "
+}
+
+final class Declared {
+    @ObservableVar var settings: DisplaySettings? = nil
+    nonisolated(unsafe) var plainSuffix = "!"
+    @Synthetic(
+        dependsOn: [.path(PropertyPath(\Declared.$settings).appending(\.$separator))],
+        { (d: Declared) in "x" + (d.settings.map { _ in "+" } ?? "-") + d.plainSuffix })
+    var typed: String
+    @Synthetic(dependsOn: [.path("settings.separator")], { (d: Declared) in d.plainSuffix })
+    var text: String
+}
+
+/// Subclasses keep the superclass's synthetic properties and may add their own.
+class Shape: SyntheticPropertyOwner {
+    @ObservableVar var side = 2.0
+    @Synthetic({ (s: Shape) in s.side * s.side }) var area: Double
+}
+
+final class Cube: Shape {
+    @Synthetic({ (c: Cube) in c.area * c.side }) var volume: Double
+}
+
+@Suite("Synthetic properties: dependencies, glitch-freedom, loaders, snapshots")
+struct SyntheticDependencyTests {
+    @Test("automatic dependencies: a branch not taken is not a dependency")
+    func branchNotTakenIsNoDependency() {
+        let branching = Branching()
+        #expect(branching.chosen == "a")
+        branching.second = "B"
+        #expect(branching.$chosen.isValid)
+        branching.useFirst = false
+        #expect(branching.chosen == "B")
+        branching.first = "A"
+        #expect(branching.$chosen.isValid)
+        #expect(branching.$chosen.evaluationCount == 2)
+    }
+
+    @Test("automatic dependencies: re-taking a branch gives a fresh value")
+    func retakingBranchIsFresh() {
+        let branching = Branching()
+        _ = branching.chosen
+        branching.useFirst = false
+        _ = branching.chosen
+        branching.first = "changed while not a dependency"
+        branching.useFirst = true
+        #expect(branching.chosen == "changed while not a dependency")
+    }
+
+    @Test("automatic dependencies: collections, their parts, and other objects")
+    func collectionsAndOtherObjects() {
+        final class Basket {
+            let items = ObservableArray<Int>([1, 2])
+            let other = Contact()
+            @Synthetic({ (b: Basket) in "\(b.items.count):\(b.items.last ?? 0):\(b.other.first)" })
+            var summary: String
+        }
+        let basket = Basket()
+        #expect(basket.summary == "2:2:Ada")
+        basket.items.append(5)
+        #expect(basket.summary == "3:5:Ada")
+        basket.other.first = "Grace"
+        #expect(basket.summary == "3:5:Grace")
+        basket.items[0] = 9
+        #expect(!basket.$summary.isValid)
+    }
+
+    @Test("glitch-free: in a diamond each property computes at most once per change")
+    func diamondComputesOnce() {
+        let diamond = Diamond()
+        let observer = TestObserver()
+        let seen = Recording<String>()
+        observer.observe(diamond.$both) { seen.append($0.new) }
+        for value in 2...5 { diamond.source = value }
+        #expect(diamond.$left.evaluationCount == 5)
+        #expect(diamond.$right.evaluationCount == 5)
+        #expect(diamond.$both.evaluationCount == 5)
+        #expect(seen.elements == ["3/20", "4/30", "5/40", "6/50"])
+    }
+
+    @Test("glitch-free: no observer of anything sees a mix of old and new values")
+    func noObserverSeesAMix() {
+        let diamond = Diamond()
+        let observer = TestObserver()
+        let mixes = Recording<String>()
+        func check(_ who: String) {
+            let source = diamond.source
+            let both = diamond.both
+            if both != "\(source + 1)/\(source * 10)" { mixes.append("\(who): \(source) \(both)") }
+        }
+        observer.observe(diamond.$source) { _ in check("source") }
+        observer.observe(diamond.$left) { _ in check("left") }
+        observer.observe(diamond.$right) { _ in check("right") }
+        observer.observe(diamond.$both) { _ in check("both") }
+        for value in 2...20 { diamond.source = value }
+        #expect(mixes.elements.isEmpty)
+    }
+
+    @Test("glitch-free: an observer of a synthetic property runs once per source change")
+    func observerRunsOncePerChange() {
+        let diamond = Diamond()
+        let observer = TestObserver()
+        let runs = Recording<Int>()
+        observer.observe(diamond.$both) { _ in runs.append(diamond.source) }
+        diamond.source = 7
+        diamond.source = 8
+        #expect(runs.elements == [7, 8])
+    }
+
+    @Test("glitch-free: coalesced observers run once per batch")
+    func coalescedOncePerBatch() {
+        let diamond = Diamond()
+        let scheduler = TestScheduler()
+        let observer = TestObserver()
+        let runs = Recording<String>()
+        observer.observeCoalesced(diamond, \.$both, in: Coalescer(scheduler: scheduler)) {
+            _, diamond in runs.append(diamond.both)
+        }
+        diamond.source = 2
+        diamond.source = 3
+        scheduler.flush()
+        #expect(runs.elements == ["4/30"])
+    }
+
+    @Test("a synthetic property is a binding's source")
+    func bindingSource() {
+        let contact = Contact()
+        let label = Var("")
+        let binding = bind(contact.$fullName, to: label)
+        #expect(label.value == "Ada Lovelace")
+        contact.first = "Grace"
+        #expect(label.value == "Grace Lovelace")
+        _ = binding
+    }
+
+    @Test("a synthetic property is reachable through string paths and Inspector")
+    func stringPathsAndInspector() throws {
+        let contact = Contact()
+        let observer = TestObserver()
+        let names = Recording<String?>()
+        try observer.observe(contact, path: "fullName") { names.append($0 as? String) }
+        contact.last = "King"
+        #expect(names.elements == ["Ada King"])
+        #expect(try Inspector(contact).observationCount(of: "fullName") == 1)
+    }
+
+    @Test("debugging: valid and invalid synthetic properties, and force-all-valid")
+    func debuggingValidity() {
+        let contact = Contact()
+        _ = contact.fullName
+        let inspector = Inspector(contact)
+        #expect(inspector.validSyntheticProperties == ["fullName"])
+        #expect(inspector.invalidSyntheticProperties == ["address", "shortName"])
+        inspector.forceAllSyntheticPropertiesValid()
+        #expect(inspector.invalidSyntheticProperties.isEmpty)
+        #expect(inspector.validSyntheticProperties == ["fullName", "address", "shortName"])
+    }
+
+    @Test("custom loaders: one loader serves many properties")
+    func customLoaders() {
+        let record = Record()
+        record.fields["name"] = "Ada"
+        #expect(record.name == "Ada")
+        #expect(record.email == nil)
+        #expect(record.loads.elements == ["name", "email"])
+        record.fields["email"] = "ada@example.com"
+        #expect(record.email == "ada@example.com")
+        #expect(record.name == "Ada")
+        #expect(record.loads.elements == ["name", "email", "email", "name"])
+    }
+
+    @Test("public snapshot of a private collection: copied at most once per mutation")
+    func snapshotCopiedOncePerMutation() {
+        let playlist = Playlist()
+        let observer = TestObserver()
+        let updates = Recording<Update<[String]>>()
+        observer.observe(playlist.$songs) { updates.append($0) }
+        playlist.editableSongs.append("Blue")
+        for _ in 0..<10 { #expect(playlist.songs == ["Blue"]) }
+        playlist.editableSongs.append("Green")
+        for _ in 0..<10 { #expect(playlist.songs == ["Blue", "Green"]) }
+        #expect(playlist.$songs.evaluationCount == 3)
+        #expect(updates.elements == [Update([], ["Blue"]), Update(["Blue"], ["Blue", "Green"])])
+        playlist.editableTags.insert("calm")
+        playlist.editableRatings["Blue"] = 5
+        #expect(playlist.tags == ["calm"])
+        #expect(playlist.ratings == ["Blue": 5])
+        _ = playlist.tags
+        #expect(playlist.$tags.evaluationCount == 1)
+    }
+
+    @Test("dependencies as paths: typed and string, unreachable at first, re-wired")
+    func declaredPaths() {
+        let declared = Declared()
+        #expect(declared.typed == "x-!")
+        #expect(declared.text == "!")
+        declared.plainSuffix = "?"
+        // A value outside Herald: no invalidation.
+        #expect(declared.typed == "x-!")
+        let settings = DisplaySettings()
+        declared.settings = settings
+        #expect(declared.typed == "x+?")
+        #expect(declared.text == "?")
+        declared.plainSuffix = "."
+        settings.separator = "-"
+        #expect(declared.typed == "x+.")
+        #expect(declared.text == ".")
+    }
+
+    @Test("subclasses keep their superclass's synthetic properties and add their own")
+    func subclasses() {
+        let cube = Cube()
+        #expect(cube.area == 4)
+        #expect(cube.volume == 8)
+        cube.side = 3
+        #expect(cube.volume == 27)
+        #expect(Inspector(cube).validSyntheticProperties.sorted() == ["area", "volume"])
+        cube.invalidateAllSyntheticProperties()
+        #expect(Inspector(cube).invalidSyntheticProperties.sorted() == ["area", "volume"])
+    }
+
+    @Test("the cycle message names the properties of the cycle")
+    func cycleMessage() {
+        let message = SyntheticCycle.message(
+            closingAt: "A.b", through: ["A.x", "A.b", "A.c"])
+        #expect(message.hasPrefix("Herald: synthetic property cycle: A.b → A.c → A.b."))
+    }
+
+    @Test("a cycle is a runtime error, not a stack overflow or a hang")
+    func cycleStopsTheProcess() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            final class Loop {
+                @ObservableVar var closed = true
+                @Synthetic({ (l: Loop) in l.closed ? l.b + 1 : 0 }) var a: Int
+                @Synthetic({ (l: Loop) in l.a + 1 }) var b: Int
+            }
+            _ = Loop().a
+        }.map { result in
+            let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(text.contains("synthetic property cycle: Loop.a → Loop.b → Loop.a"))
+        }
+    }
+
+    @Test("leaks: a synthetic property, its owner, its dependencies and observers are freed")
+    func freed() {
+        weak var contact: Contact?
+        weak var fullName: Synthetic<Contact, String>?
+        weak var source: Variable<String>?
+        weak var watch: Canary?
+        do {
+            let strong = Contact()
+            let observer = TestObserver()
+            let canary = Canary()
+            watch = canary
+            observer.observe(strong.$address) { _ in _ = canary }
+            strong.first = "Grace"
+            contact = strong
+            fullName = strong.$fullName
+            source = strong.$first
+        }
+        #expect(contact == nil)
+        #expect(fullName == nil)
+        #expect(source == nil)
+        #expect(watch == nil)
+    }
+}
