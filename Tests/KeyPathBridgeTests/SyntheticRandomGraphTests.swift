@@ -82,9 +82,7 @@ struct SyntheticRandomGraphTests {
                 graph.shapes.append(
                     .sum((0..<Int.random(in: 1...3, using: &random)).map { _ in input() }))
             }
-            let node = Synthetic<Graph, Int> { $0.compute(index) }
-            node.bind(to: graph, named: "n\(index)")
-            graph.nodes.append(node)
+            graph.nodes.append(Synthetic(owner: graph, name: "n\(index)") { $0.compute(index) })
         }
         return graph
     }

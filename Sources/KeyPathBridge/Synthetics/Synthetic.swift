@@ -57,19 +57,25 @@ import Transforms
 public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>, ObservableProperty,
     SettableProperty, @unchecked Sendable
 {
-    private let compute: (Owner) -> Value
-    private let changeRule: ChangeRule<Value>
+    @usableFromInline let compute: (Owner) -> Value
+    @usableFromInline let changeRule: ChangeRule<Value>
     /// The paths the property is declared to depend on, and their observations (made when the
     /// owner is known).
     private let declared: [SyntheticDependency<Owner>]
     // Guarded by the core's lock.
-    @exclusivity(unchecked) private var state = SyntheticState<Value>()
-    @exclusivity(unchecked) private weak var owner: Owner?
+    @usableFromInline @exclusivity(unchecked) var state = SyntheticState()
+    /// The cached value (valid or not), if there is one.
+    @usableFromInline @exclusivity(unchecked) var cached: Value?
+    /// The value the observers last heard of, while observed.
+    @exclusivity(unchecked) private var told: Value?
+    @usableFromInline @exclusivity(unchecked) weak var owner: Owner?
     @exclusivity(unchecked) private var name: String?
     @exclusivity(unchecked) private var declaredObservations: [AnyObject] = []
-    private let isBound = Atomic<Bool>(false)
+    /// The frame of this property's evaluation (one at a time), made once.
+    @usableFromInline @exclusivity(unchecked) var frameStorage: SyntheticFrame?
+    @usableFromInline let isBound = Atomic<Bool>(false)
     /// How many times the function ran (for tests and benchmarks).
-    private let evaluations = Atomic<Int>(0)
+    @usableFromInline let evaluations = Atomic<Int>(0)
 
     /// A synthetic property whose value `compute` computes from the owner.
     ///
@@ -126,6 +132,32 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         self.init(dependsOn: dependencies) { loader($0, key) }
     }
 
+    /// A synthetic property made at run time for `owner` (one of many in an array, say),
+    /// rather than declared with `@Synthetic`: it behaves as a declared one.
+    ///
+    /// ```swift
+    /// let totals = (0..<3).map { row in
+    ///     Synthetic(owner: sheet, name: "total\(row)") { $0.cells[row].reduce(0, +) }
+    /// }
+    /// ```
+    public convenience init(
+        owner: Owner, name: String, dependsOn dependencies: [SyntheticDependency<Owner>] = [],
+        _ compute: @escaping (Owner) -> Value
+    ) {
+        self.init(dependsOn: dependencies, compute)
+        bind(to: owner, named: name)
+    }
+
+    /// A synthetic property made at run time for `owner` (see
+    /// ``init(owner:name:dependsOn:_:)-(Owner,_,_,_)``), comparing values with `==`.
+    public convenience init(
+        owner: Owner, name: String, dependsOn dependencies: [SyntheticDependency<Owner>] = [],
+        _ compute: @escaping (Owner) -> Value
+    ) where Value: Equatable & SendableMetatype {
+        self.init(dependsOn: dependencies, compute)
+        bind(to: owner, named: name)
+    }
+
     /// Not available: a synthetic property belongs to an instance of a class, which it reads
     /// through the enclosing instance.
     @available(*, unavailable, message: "@Synthetic is for properties of classes")
@@ -139,6 +171,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     public var projectedValue: Synthetic<Owner, Value> { self }
 
     /// The value, read through the owner (`person.fullName`); setting stores a value (hybrid).
+    @inlinable
     public static subscript(
         _enclosingInstance owner: Owner,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Value>,
@@ -157,6 +190,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     }
 
     /// The property itself, read through the owner (`person.$fullName`).
+    @inlinable
     public static subscript(
         _enclosingInstance owner: Owner,
         projected projectedKeyPath: KeyPath<Owner, Synthetic<Owner, Value>>,
@@ -170,14 +204,14 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     // MARK: The owner
 
     /// Learns the owner (once): every way to the property passes it.
-    @inline(__always)
+    @inlinable @inline(__always)
     func bind(to owner: Owner, name: @autoclosure () -> AnyKeyPath) {
         if _fastPath(isBound.load(ordering: .acquiring)) { return }
         bindSlowly(to: owner, name: name())
     }
 
-    @inline(never)
-    private func bindSlowly(to owner: Owner, name keyPath: AnyKeyPath) {
+    @usableFromInline @inline(never)
+    func bindSlowly(to owner: Owner, name keyPath: AnyKeyPath) {
         bind(to: owner, named: propertyName(in: owner) ?? String(describing: keyPath))
     }
 
@@ -208,12 +242,14 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     // MARK: Reading
 
     /// The value: the cached one while valid, else computed now.
+    @inlinable
     public var value: Value {
         guard let frame = DependencyTracking.currentFrame as? SyntheticFrame else {
-            return refresh().value
+            return refreshedValue()
         }
         frame.record(self, node: self)
-        let (value, version) = refresh()
+        var version: UInt64 = 0
+        let value = refreshedValue(version: &version)
         frame.recordVersion(version)
         return value
     }
@@ -224,14 +260,33 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// How many times the function ran.
     package var evaluationCount: Int { evaluations.load(ordering: .relaxed) }
 
-    /// Brings the value up to date and returns it with its version.
-    private func refresh() -> (value: Value, version: UInt64) {
+    /// Brings the value up to date and returns it.
+    @inlinable
+    func refreshedValue() -> Value {
+        var version: UInt64 = 0
+        return refreshedValue(version: &version)
+    }
+
+    /// Brings the value up to date and returns it, and its version in `version`.
+    @inlinable
+    func refreshedValue(version: inout UInt64) -> Value {
+        // Valid, and nobody computing: the common case, without finding out the thread.
+        let valid = core.lock.withLock { () -> Value? in
+            guard state.freshness == .valid, state.computingThread == nil else { return nil }
+            version = state.version
+            return cached
+        }
+        if let valid { return valid }
         let thread = DependencyTracking.thisThread
         var step = core.lock.withLock { state.beginRead(by: thread) }
         while true {
             switch step {
-            case .value(let value, let version):
-                return (value, version)
+            case .valid:
+                // Read again under the lock with the version, which may have moved since.
+                return core.lock.withLock {
+                    version = state.version
+                    return cached!
+                }
             case .cycle:
                 SyntheticCycle.report(closingAt: self)
             case .wait(let other):
@@ -249,37 +304,52 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                 step = core.lock.withLock {
                     state.finishChecking(sourceMoved: moved, marks: marks)
                 }
-            case .evaluate(let marks, let previous):
-                return evaluate(marks: marks, previous: previous)
+            case .evaluate(let marks):
+                return evaluate(marks: marks, version: &version)
             }
         }
     }
 
-    private func evaluate(marks: UInt64, previous: [SourceLink]) -> (value: Value, version: UInt64)
-    {
-        let owner = core.lock.withLock { self.owner }
-        guard let owner else {
-            let cached = core.lock.withLock { () -> (Value, UInt64)? in
-                state.abandonEvaluation()
-                return state.cached.map { ($0, state.version) }
-            }
-            guard let cached else {
-                fatalError(
-                    "Herald: the synthetic property \(nodeName) was read before its owner was "
-                        + "known, or after it died, and has no value to give.")
-            }
-            return cached
+    @inlinable
+    func evaluate(marks: UInt64, version: inout UInt64) -> Value {
+        let (owner, frame) = core.lock.withLock { () -> (Owner?, SyntheticFrame) in
+            if frameStorage == nil { frameStorage = SyntheticFrame(node: self) }
+            let frame = frameStorage.unsafelyUnwrapped
+            // Only the computing thread changes `sources`.
+            frame.begin(previous: state.sources)
+            return (self.owner, frame)
         }
-        let frame = SyntheticFrame(node: self, previous: previous)
+        guard let owner else { return abandonEvaluation(version: &version) }
         evaluations.add(1, ordering: .relaxed)
         let value = DependencyTracking.withFrame(frame) { compute(owner) }
+        let read = frame.finish()
         let rule = changeRule
-        let result = core.lock.withLock {
-            state.finishEvaluation(
-                value, sources: frame.sources, marks: marks, isChange: rule.isChange)
+        let dropped = core.lock.withLock { () -> [SourceLink] in
+            let changed = cached.map { rule.isChange(from: $0, to: value) } ?? true
+            let (store, dropped) = state.finishEvaluation(
+                changed: changed, read: read, marks: marks)
+            if store { cached = value }
+            version = state.version
+            return dropped
         }
-        for link in result.dropped { link.source.removeDependent(ObjectIdentifier(self)) }
-        return (result.value, result.version)
+        for link in dropped { link.source.removeDependent(ObjectIdentifier(self)) }
+        return value
+    }
+
+    /// The owner is gone: the last value, if there is one.
+    @usableFromInline
+    func abandonEvaluation(version: inout UInt64) -> Value {
+        let last = core.lock.withLock { () -> Value? in
+            state.abandonEvaluation()
+            version = state.version
+            return cached
+        }
+        guard let last else {
+            fatalError(
+                "Herald: the synthetic property \(nodeName) was read before its owner was "
+                    + "known, or after it died, and has no value to give.")
+        }
+        return last
     }
 
     // MARK: Changing
@@ -291,7 +361,9 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// person.$fullName.invalidate()
     /// ```
     public func invalidate() {
-        SyntheticGraph.invalidate(self, .invalid)
+        if let next = sourceChanged(definitely: true) {
+            DependencyTracking.mark(next, definitely: false)
+        }
         DependencyTracking.propagateQueuedWork()
     }
 
@@ -303,12 +375,15 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// ```
     public func set(_ value: Value, as author: AnyAuthor) {
         let rule = changeRule
-        let action = core.lock.withLock { state.set(value, isChange: rule.isChange) }
+        let action = core.lock.withLock { () -> SyntheticState.MarkAction in
+            let changed = cached.map { rule.isChange(from: $0, to: value) } ?? true
+            let (store, action) = state.set(changed: changed)
+            if store { cached = value }
+            return action
+        }
         if action.enqueue { DependencyTracking.enqueue(SyntheticSetWork(self, author: author)) }
-        for entry in action.dependents?.entries ?? [] {
-            if let dependent = entry.reference as? any SyntheticNode {
-                SyntheticGraph.invalidate(dependent, .mayBeStale)
-            }
+        if let dependents = action.dependents {
+            DependencyTracking.mark(dependents, definitely: false)
         }
         DependencyTracking.propagateQueuedWork()
     }
@@ -326,17 +401,32 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
 
     private func observationCountChanged() {
         let observed = core.observationCount > 0
-        guard core.lock.withLock({ state.setObserved(observed) }) else { return }
-        _ = refresh()
-        core.lock.withLock { state.startTelling() }
+        guard core.lock.withLock({ state.setObserved(observed) }) else {
+            if !observed { core.lock.withLock { told = nil } }
+            return
+        }
+        _ = refreshedValue()
+        core.lock.withLock {
+            if state.startTelling() { told = cached }
+        }
     }
 
     /// Brings an observed property up to date and tells its observers (in a propagation pass).
     func tellObservers(as author: AnyAuthor) {
         core.lock.withLock { state.isQueued = false }
-        _ = refresh()
+        _ = refreshedValue()
         let rule = changeRule
-        core.send(from: author) { state.takeUpdate(isChange: rule.isChange) }
+        core.send(from: author) { () -> Update<Value>? in
+            let (may, hasTold) = state.mayTell()
+            guard may, let current = cached else { return nil }
+            guard hasTold, let old = told else {
+                told = current
+                return nil
+            }
+            guard rule.isChange(from: old, to: current) else { return nil }
+            told = current
+            return Update(old, current)
+        }
     }
 
     deinit {
@@ -346,22 +436,25 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
 }
 
 extension Synthetic: SyntheticNode {
-    func mark(_ level: Freshness) -> SyntheticMarkResult {
-        let action = core.lock.withLock { state.mark(level) }
-        return SyntheticMarkResult(dependents: action.dependents, enqueue: action.enqueue)
+    @usableFromInline func refreshedVersion() -> UInt64 {
+        var version: UInt64 = 0
+        _ = refreshedValue(version: &version)
+        return version
     }
 
-    func refreshedVersion() -> UInt64 { refresh().version }
-
-    var nodeName: String {
+    @usableFromInline var nodeName: String {
         let name = core.lock.withLock { self.name } ?? "?"
         return "\(Owner.self).\(name)"
     }
 
-    var computingThread: ObjectIdentifier? { core.lock.withLock { state.computingThread } }
+    @usableFromInline var computingThread: ObjectIdentifier? {
+        core.lock.withLock { state.computingThread }
+    }
 
-    @usableFromInline package func sourceDidChange() {
-        SyntheticGraph.invalidate(self, .invalid)
+    @usableFromInline package func sourceChanged(definitely: Bool) -> DependentList? {
+        let action = core.lock.withLock { state.mark(definitely: definitely) }
+        if action.enqueue { DependencyTracking.enqueue(self) }
+        return action.dependents
     }
 
     @usableFromInline package func addDependent(_ dependent: any Dependent) {
@@ -376,7 +469,7 @@ extension Synthetic: SyntheticNode {
         }
     }
 
-    package func propagate() {
+    @usableFromInline package func propagate() {
         tellObservers(as: self)
     }
 }
@@ -391,5 +484,5 @@ private final class SyntheticSetWork<Owner: AnyObject, Value>: PropagationWork {
         self.author = author
     }
 
-    package func propagate() { property.tellObservers(as: author) }
+    func propagate() { property.tellObservers(as: author) }
 }

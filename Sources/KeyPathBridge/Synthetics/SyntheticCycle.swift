@@ -9,6 +9,7 @@ import Transforms
 #endif
 
 /// Cycles among synthetic properties, and threads waiting for each other's evaluations.
+@usableFromInline
 enum SyntheticCycle {
     /// The message for a cycle that closes at `node`, given the properties being evaluated
     /// (outermost first) on the thread that found it.
@@ -21,6 +22,7 @@ enum SyntheticCycle {
     }
 
     /// Stops the process with the cycle that closes at `node` on this thread.
+    @usableFromInline
     static func report(closingAt node: any SyntheticNode) -> Never {
         let names = DependencyTracking.openFramesOnThisThread.compactMap {
             ($0 as? SyntheticFrame)?.node.nodeName
@@ -45,6 +47,7 @@ enum SyntheticCycle {
     /// Waits until `node`, which `other` is computing, is no longer computed by it. If `other`
     /// waits (through other threads) for a property this thread is computing, that is a cycle
     /// spread over threads, reported instead of waiting forever.
+    @usableFromInline
     static func wait(for node: any SyntheticNode, computedBy other: ObjectIdentifier) {
         let me = DependencyTracking.thisThread
         let hook = lock.withLock {

@@ -2,9 +2,8 @@ import Transforms
 
 /// A synthetic property seen without its value type: what the dependency graph, the frames and
 /// the debugging tools need of it.
+@usableFromInline
 protocol SyntheticNode: AnyObject, Dependent, DependencySource, PropagationWork {
-    /// Marks the property (`invalid` or `mayBeStale`) and returns what to tell next.
-    func mark(_ level: Freshness) -> SyntheticMarkResult
     /// Refreshes the value if it may be stale and returns its version.
     func refreshedVersion() -> UInt64
     /// A name for messages: `Type.property` where known.
@@ -13,58 +12,107 @@ protocol SyntheticNode: AnyObject, Dependent, DependencySource, PropagationWork 
     var computingThread: ObjectIdentifier? { get }
 }
 
-/// What marking one property leaves to do.
-struct SyntheticMarkResult {
-    var dependents: DependentList?
-    var enqueue: Bool
-}
+/// What an evaluation read, against what the previous one did.
+@usableFromInline
+enum SourcesRead {
+    /// The same sources in the same order (the common case); these are the versions of each.
+    case same(versions: [UInt64])
+    /// Other sources: these, and the previous ones no longer read.
+    case changed(sources: [SourceLink], dropped: [SourceLink])
 
-enum SyntheticGraph {
-    /// Marks `node` with `level` and everything downstream of it may-be-stale, without
-    /// recursion; queues the observed ones for propagation. Nothing is computed.
-    static func invalidate(_ node: any SyntheticNode, _ level: Freshness) {
-        var work: [(any SyntheticNode, Freshness)] = [(node, level)]
-        while let (next, level) = work.popLast() {
-            let result = next.mark(level)
-            if result.enqueue { DependencyTracking.enqueue(next) }
-            guard let dependents = result.dependents else { continue }
-            for entry in dependents.entries {
-                if let dependent = entry.reference as? any SyntheticNode {
-                    work.append((dependent, .mayBeStale))
-                }
+    /// Makes `sources` (the previous evaluation's) what was read; returns the dropped ones.
+    func apply(to sources: inout [SourceLink]) -> [SourceLink] {
+        switch self {
+        case .same(let versions):
+            for index in versions.indices where sources[index].version != versions[index] {
+                sources[index].version = versions[index]
             }
+            return []
+        case .changed(let read, let dropped):
+            sources = read
+            return dropped
         }
     }
 }
 
 /// The evaluation of one synthetic property on this thread: records what it reads, keeping the
 /// subscriptions it had to sources it reads again and subscribing (before the read) to new ones.
+/// Each property has one, used for one evaluation at a time.
+///
+/// While the evaluation reads the previous one's sources in the same order, nothing is copied:
+/// only a cursor moves (and the versions of synthetic sources are noted).
+@usableFromInline
 final class SyntheticFrame: EvaluationFrame {
     unowned let node: any SyntheticNode
-    private let previous: [SourceLink]
-    private var reused: [Bool]
-    private var cursor = 0
-    private(set) var sources: [SourceLink] = []
-    /// The index in `sources` of the last source recorded.
-    private var lastRecorded = -1
+    @usableFromInline @exclusivity(unchecked) var parent: (any EvaluationFrame)?
+    @exclusivity(unchecked) private var previous: [SourceLink] = []
+    /// While true, every read so far was `previous[0..<cursor]`, in order.
+    @exclusivity(unchecked) private var same = true
+    @exclusivity(unchecked) private var cursor = 0
+    @exclusivity(unchecked) private var versions: [UInt64] = []
+    /// Once the reads differ: which previous sources were read again, and what was read.
+    @exclusivity(unchecked) private var reused: [Bool] = []
+    @exclusivity(unchecked) private var sources: [SourceLink] = []
+    /// The index in `sources` (or, while `same`, in `previous`) of the last source recorded.
+    @exclusivity(unchecked) private var lastRecorded = -1
 
-    init(node: any SyntheticNode, previous: [SourceLink]) {
+    @usableFromInline
+    init(node: any SyntheticNode) {
         self.node = node
-        self.previous = previous
-        reused = Array(repeating: false, count: previous.count)
-        sources.reserveCapacity(previous.count)
     }
 
-    func recordRead(of source: any DependencySource) {
+    /// Starts an evaluation whose previous one read `previous`.
+    @usableFromInline
+    func begin(previous: [SourceLink]) {
+        self.previous = previous
+        same = true
+        cursor = 0
+        lastRecorded = -1
+        versions.removeAll(keepingCapacity: true)
+        for link in previous { versions.append(link.version) }
+    }
+
+    /// Ends the evaluation: what it read.
+    @usableFromInline
+    func finish() -> SourcesRead {
+        defer {
+            previous = []
+            sources = []
+        }
+        if same {
+            if cursor == previous.count { return .same(versions: versions) }
+            let kept = previous.indices.prefix(cursor).map { index in
+                var link = previous[index]
+                link.version = versions[index]
+                return link
+            }
+            return .changed(sources: kept, dropped: Array(previous[cursor...]))
+        }
+        var dropped: [SourceLink] = []
+        for index in previous.indices where !reused[index] { dropped.append(previous[index]) }
+        return .changed(sources: sources, dropped: dropped)
+    }
+
+    @usableFromInline func recordRead(of source: any DependencySource) {
         record(source, node: nil)
     }
 
     /// Records a read of `source` (`node` if it is a synthetic property).
+    @usableFromInline
     func record(_ source: any DependencySource, node sourceNode: (any SyntheticNode)?) {
         let identity = ObjectIdentifier(source)
+        if same {
+            if cursor < previous.count, previous[cursor].identity == identity {
+                lastRecorded = cursor
+                cursor += 1
+                return
+            }
+            if lastRecorded >= 0, previous[lastRecorded].identity == identity { return }
+            diverge()
+        }
         // The same source again (a property read several times in a row).
         if lastRecorded >= 0, sources[lastRecorded].identity == identity { return }
-        // The next source the previous evaluation read: the common case.
+        // The next source the previous evaluation read.
         if cursor < previous.count, !reused[cursor], previous[cursor].identity == identity {
             reused[cursor] = true
             cursor += 1
@@ -86,9 +134,32 @@ final class SyntheticFrame: EvaluationFrame {
         append(SourceLink(source: source, node: sourceNode, version: 0))
     }
 
+    /// The reads stop following the previous evaluation's: copy what was read so far.
+    private func diverge() {
+        same = false
+        sources = []
+        sources.reserveCapacity(previous.count + 1)
+        reused.removeAll(keepingCapacity: true)
+        for index in previous.indices {
+            reused.append(index < cursor)
+            if index < cursor {
+                var link = previous[index]
+                link.version = versions[index]
+                sources.append(link)
+            }
+        }
+        lastRecorded = sources.count - 1
+    }
+
     /// Records the version the source recorded last had when it was read.
+    @usableFromInline
     func recordVersion(_ version: UInt64) {
-        if lastRecorded >= 0 { sources[lastRecorded].version = version }
+        guard lastRecorded >= 0 else { return }
+        if same {
+            versions[lastRecorded] = version
+        } else {
+            sources[lastRecorded].version = version
+        }
     }
 
     private func append(_ link: SourceLink) {

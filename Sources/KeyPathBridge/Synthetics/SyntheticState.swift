@@ -1,6 +1,7 @@
 import Transforms
 
 /// Where a synthetic property's cached value stands.
+@usableFromInline
 enum Freshness: Equatable {
     /// The cached value is the property's value.
     case valid
@@ -12,19 +13,20 @@ enum Freshness: Equatable {
 
 /// What a synthetic property's evaluation read: a source, and for a synthetic source the version
 /// it had.
+@usableFromInline
 struct SourceLink {
-    let source: any DependencySource
+    @usableFromInline let source: any DependencySource
     /// The source as a synthetic property, if it is one (its version is then checked before a
     /// recomputation, so an unchanged value recomputes nothing downstream).
-    let node: (any SyntheticNode)?
-    var version: UInt64
+    @usableFromInline let node: (any SyntheticNode)?
+    @usableFromInline var version: UInt64
 
     var identity: ObjectIdentifier { ObjectIdentifier(source) }
 }
 
-/// The state of one synthetic property (guarded by its messenger's lock). Its methods decide;
-/// the property carries out what they return outside the lock, so this is tested without
-/// threads.
+/// The state of one synthetic property but its values (guarded by its messenger's lock; the
+/// property keeps the values beside it, so that this is not generic). Its methods decide; the
+/// property carries out what they return outside the lock, so this is tested without threads.
 ///
 /// The algorithm is push-pull with versions, as signals libraries do it:
 /// - a change marks direct dependents ``Freshness/invalid`` and, through them, everything
@@ -33,90 +35,94 @@ struct SourceLink {
 ///   it read them, and computes only if one of their versions moved (pull);
 /// - a computation whose value equals the cached one keeps the version, so nothing downstream
 ///   computes again.
-struct SyntheticState<Value> {
-    var freshness = Freshness.invalid
-    var cached: Value?
+@usableFromInline
+struct SyntheticState {
+    @usableFromInline var freshness = Freshness.invalid
+    /// Whether there is a cached value (valid or not).
+    var hasValue = false
     /// Bumped each time the cached value changes.
-    var version: UInt64 = 0
+    @usableFromInline var version: UInt64 = 0
     /// Bumped by every invalidation and set: an evaluation that saw it move while it ran does
     /// not store its result.
     var marks: UInt64 = 0
     /// The thread computing or checking the value, if one is.
-    var computingThread: ObjectIdentifier?
-    var sources: [SourceLink] = []
+    @usableFromInline var computingThread: ObjectIdentifier?
+    @usableFromInline var sources: [SourceLink] = []
     var dependents: DependentList?
     var isObserved = false
     /// Waiting in a thread's propagation queue.
     var isQueued = false
-    /// The value the observers last heard of (their starting value, or the last update's new).
-    var told: Value?
+    /// Whether the observers have a value (the one they started from, or the last update's).
+    var hasTold = false
+
+    @usableFromInline init() {}
 
     /// What a reader must do.
+    @usableFromInline
     enum ReadStep {
-        /// Use this value (and version).
-        case value(Value, UInt64)
+        /// Use the cached value, whose version this is.
+        case valid(UInt64)
         /// This thread is already computing the property: a cycle.
         case cycle
         /// Another thread is computing it: wait for that thread, then read again.
         case wait(ObjectIdentifier)
-        /// Check whether the synthetic sources' versions moved (see `finishChecking`).
+        /// Check whether the synthetic sources' versions moved (then `finishChecking`).
         case check([SourceLink], marks: UInt64)
         /// Compute the value (then `finishEvaluation`).
-        case evaluate(marks: UInt64, previous: [SourceLink])
+        case evaluate(marks: UInt64)
     }
 
     /// A read by `thread`.
+    @usableFromInline
     mutating func beginRead(by thread: ObjectIdentifier) -> ReadStep {
         if let computingThread {
             return computingThread == thread ? .cycle : .wait(computingThread)
         }
         switch freshness {
         case .valid:
-            return .value(cached!, version)
+            return .valid(version)
         case .mayBeStale:
             computingThread = thread
             return .check(sources, marks: marks)
         case .invalid:
             computingThread = thread
-            return .evaluate(marks: marks, previous: sources)
+            return .evaluate(marks: marks)
         }
     }
 
     /// After a check: valid again if no source moved and nothing invalidated the property
     /// meanwhile; otherwise evaluate.
+    @usableFromInline
     mutating func finishChecking(sourceMoved: Bool, marks checkedMarks: UInt64) -> ReadStep {
         if !sourceMoved && marks == checkedMarks && freshness == .mayBeStale {
             freshness = .valid
             computingThread = nil
-            return .value(cached!, version)
+            return .valid(version)
         }
-        return .evaluate(marks: marks, previous: sources)
+        return .evaluate(marks: marks)
     }
 
-    /// After an evaluation that started at `startMarks` and read `sources`: stores the value
-    /// unless the property was invalidated or set meanwhile (then this reader still gets the
-    /// value it computed, and the next read computes again). Returns the value and version for
-    /// the reader and the sources no longer read, to stop depending on.
-    mutating func finishEvaluation(
-        _ value: Value, sources newSources: [SourceLink], marks startMarks: UInt64,
-        isChange: (Value, Value) -> Bool
-    ) -> (value: Value, version: UInt64, dropped: [SourceLink]) {
+    /// After an evaluation that started at `startMarks` and `read` what it did, whose value
+    /// differs from the cached one if `changed` (or there was none): whether to store the value,
+    /// and the sources no longer read. The value is not stored if the property was invalidated
+    /// or set meanwhile (the reader still gets the value it computed, and the next read computes
+    /// again).
+    @usableFromInline
+    mutating func finishEvaluation(changed: Bool, read: SourcesRead, marks startMarks: UInt64)
+        -> (store: Bool, dropped: [SourceLink])
+    {
         computingThread = nil
-        let kept = Set(newSources.map(\.identity))
-        let dropped = sources.filter { !kept.contains($0.identity) }
-        sources = newSources
-        guard marks == startMarks else { return (value, version, dropped) }
-        if let cached, !isChange(cached, value) {
-            // Equal: keep the old value and version (nothing downstream needs to compute).
-        } else {
-            cached = value
-            version &+= 1
-        }
+        let dropped = read.apply(to: &sources)
+        guard marks == startMarks else { return (false, dropped) }
         freshness = .valid
-        return (cached!, version, dropped)
+        guard changed || !hasValue else { return (false, dropped) }
+        hasValue = true
+        version &+= 1
+        return (true, dropped)
     }
 
     /// Gives up computing (the owner died): the next read tries again.
+    @usableFromInline
     mutating func abandonEvaluation() {
         computingThread = nil
     }
@@ -129,14 +135,14 @@ struct SyntheticState<Value> {
         var enqueue = false
     }
 
-    /// A change upstream: `invalid` for a direct source (or a manual invalidation),
-    /// `mayBeStale` for a source further up.
-    mutating func mark(_ level: Freshness) -> MarkAction {
+    /// A change upstream: `definitely` for a direct source (or a manual invalidation), else
+    /// it may be stale.
+    mutating func mark(definitely: Bool) -> MarkAction {
         marks &+= 1
         let wasValid = freshness == .valid
-        if level == .invalid {
+        if definitely {
             freshness = .invalid
-        } else if freshness == .valid {
+        } else if wasValid {
             freshness = .mayBeStale
         }
         var action = MarkAction()
@@ -147,15 +153,16 @@ struct SyntheticState<Value> {
         return action
     }
 
-    /// Stores a value set from outside (a hybrid property): valid until the next invalidation.
-    mutating func set(_ value: Value, isChange: (Value, Value) -> Bool) -> MarkAction {
+    /// Stores a value set from outside (a hybrid property), which differs from the cached one
+    /// if `changed`: valid until the next invalidation. Returns whether to store it, and what to
+    /// tell.
+    mutating func set(changed: Bool) -> (store: Bool, action: MarkAction) {
         marks &+= 1
-        let changed = cached.map { isChange($0, value) } ?? true
         freshness = .valid
-        guard changed else { return MarkAction() }
-        cached = value
+        guard changed || !hasValue else { return (false, MarkAction()) }
+        hasValue = true
         version &+= 1
-        return MarkAction(dependents: dependents, enqueue: enqueueIfObserved())
+        return (true, MarkAction(dependents: dependents, enqueue: enqueueIfObserved()))
     }
 
     private mutating func enqueueIfObserved() -> Bool {
@@ -168,25 +175,23 @@ struct SyntheticState<Value> {
     /// observed (then it is evaluated at once, and `startTelling()`).
     mutating func setObserved(_ observed: Bool) -> Bool {
         defer { isObserved = observed }
-        if !observed { told = nil }
+        if !observed { hasTold = false }
         return observed && !isObserved
     }
 
-    /// Records the value observers start from.
-    mutating func startTelling() {
-        if isObserved, told == nil, freshness == .valid { told = cached }
+    /// Whether the observers now start from the cached value.
+    mutating func startTelling() -> Bool {
+        guard isObserved, !hasTold, freshness == .valid, hasValue else { return false }
+        hasTold = true
+        return true
     }
 
-    /// In the propagation pass, after refreshing: the update to send, if the value the
-    /// observers last heard of changed.
-    mutating func takeUpdate(isChange: (Value, Value) -> Bool) -> Update<Value>? {
-        guard isObserved, freshness == .valid, let cached else { return nil }
-        guard let told else {
-            self.told = cached
-            return nil
-        }
-        guard isChange(told, cached) else { return nil }
-        self.told = cached
-        return Update(told, cached)
+    /// In the propagation pass, after refreshing: whether the observers may be told of the
+    /// cached value (if it differs from what they last heard of), and whether they have heard of
+    /// one yet.
+    mutating func mayTell() -> (may: Bool, hasTold: Bool) {
+        guard isObserved, freshness == .valid, hasValue else { return (false, hasTold) }
+        defer { hasTold = true }
+        return (true, hasTold)
     }
 }

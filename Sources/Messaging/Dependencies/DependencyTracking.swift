@@ -22,13 +22,19 @@ package protocol DependencySource: AnyObject {
 /// Something whose value is computed from sources (a synthetic property).
 @usableFromInline
 package protocol Dependent: AnyObject {
-    /// A source it depends on changed. Called on the changing thread, outside every Herald
-    /// lock, before the change is delivered to the source's observers.
-    func sourceDidChange()
+    /// A source it depends on changed (`definitely`), or one further up did (it may be stale).
+    /// Marks it, queues what its observers need (``DependencyTracking/enqueue(_:)``), and returns
+    /// its own dependents if they must hear that they may be stale. Called on the changing
+    /// thread, outside every Herald lock, before the change is delivered to anyone.
+    func sourceChanged(definitely: Bool) -> DependentList?
 }
 
 /// An evaluation in progress on this thread: it records what it reads.
+@usableFromInline
 package protocol EvaluationFrame: AnyObject {
+    /// The frame that was innermost when this one opened (set by ``DependencyTracking``).
+    var parent: (any EvaluationFrame)? { get set }
+
     /// `source` was read (called before the value is read, so a change that follows the read
     /// is never missed).
     func recordRead(of source: any DependencySource)
@@ -36,6 +42,7 @@ package protocol EvaluationFrame: AnyObject {
 
 /// Work that a change leaves for the end of its propagation (an observed computed property
 /// that must recompute and tell its observers).
+@usableFromInline
 package protocol PropagationWork: AnyObject {
     /// Recomputes and tells; runs on the thread whose change queued it, outside every lock.
     func propagate()
@@ -47,7 +54,7 @@ package protocol PropagationWork: AnyObject {
 /// one relaxed atomic load while no evaluation is open on any thread. An evaluation opens a frame
 /// on its thread with ``withFrame(_:_:)``; reads on that thread then go to the frame.
 ///
-/// A change tells the source's dependents (``Dependent/sourceDidChange()``) before it is
+/// A change tells the source's dependents (``Dependent/sourceChanged(definitely:)``) before it is
 /// delivered, so no observer of anything can read a stale computed value; the dependents queue
 /// the work their observers need (``enqueue(_:)``), which runs when the outermost change on the
 /// thread has told everyone (``propagateQueuedWork()``): one pass, however many sources the work
@@ -67,30 +74,40 @@ package enum DependencyTracking {
 
     @usableFromInline
     static func recordReadInFrame(of source: any DependencySource) {
-        ThreadContext.current?.frames.last?.recordRead(of: source)
+        ThreadContext.current?.top?.recordRead(of: source)
     }
 
     /// The innermost evaluation frame open on this thread, if any.
+    @usableFromInline
     package static var currentFrame: (any EvaluationFrame)? {
         guard openFrames.load(ordering: .relaxed) != 0 else { return nil }
-        return ThreadContext.current?.frames.last
+        return ThreadContext.current?.top
     }
 
     /// The evaluation frames open on this thread, outermost first.
     package static var openFramesOnThisThread: [any EvaluationFrame] {
-        ThreadContext.current?.frames ?? []
+        var frames: [any EvaluationFrame] = []
+        var next = ThreadContext.current?.top
+        while let frame = next {
+            frames.append(frame)
+            next = frame.parent
+        }
+        return frames.reversed()
     }
 
     /// Runs `body` with `frame` open on this thread: the reads it makes go to `frame` (and not to
     /// a frame opened before it).
+    @usableFromInline
     package static func withFrame<Result>(
         _ frame: any EvaluationFrame, _ body: () throws -> Result
     ) rethrows -> Result {
         let context = ThreadContext.forThisThread
-        context.frames.append(frame)
+        frame.parent = context.top
+        context.top = frame
         openFrames.add(1, ordering: .relaxed)
         defer {
-            context.frames.removeLast()
+            context.top = frame.parent
+            frame.parent = nil
             openFrames.subtract(1, ordering: .relaxed)
         }
         return try body()
@@ -99,20 +116,26 @@ package enum DependencyTracking {
     /// Runs `body` with no frame open on this thread (reads in it record nothing): for observers
     /// called while an evaluation is open.
     package static func withoutFrames<Result>(_ body: () throws -> Result) rethrows -> Result {
-        guard let context = ThreadContext.current, !context.frames.isEmpty else {
+        guard let context = ThreadContext.current, let saved = context.top else {
             return try body()
         }
-        let saved = context.frames
-        context.frames = []
-        openFrames.subtract(saved.count, ordering: .relaxed)
+        var depth = 0
+        var next: (any EvaluationFrame)? = saved
+        while let frame = next {
+            depth += 1
+            next = frame.parent
+        }
+        context.top = nil
+        openFrames.subtract(depth, ordering: .relaxed)
         defer {
-            context.frames = saved
-            openFrames.add(saved.count, ordering: .relaxed)
+            context.top = saved
+            openFrames.add(depth, ordering: .relaxed)
         }
         return try body()
     }
 
     /// An identity of this thread, for telling who evaluates what.
+    @usableFromInline
     package static var thisThread: ObjectIdentifier {
         ObjectIdentifier(ThreadContext.forThisThread)
     }
@@ -141,14 +164,21 @@ package enum DependencyTracking {
         }
     }
 
-    /// Tells each dependent of a change, then runs the work that queued (see the type's
-    /// description).
+    /// Tells each dependent of a change, and theirs that they may be stale, then runs the work
+    /// that queued (see the type's description).
     @usableFromInline
     package static func tell(_ dependents: DependentList) {
-        for dependent in dependents.entries {
-            dependent.reference?.sourceDidChange()
-        }
+        mark(dependents, definitely: true)
         propagateQueuedWork()
+    }
+
+    /// Marks `dependents`, and recursively what depends on them, without running anything.
+    package static func mark(_ dependents: DependentList, definitely: Bool) {
+        for entry in dependents.entries {
+            if let next = entry.reference?.sourceChanged(definitely: definitely) {
+                mark(next, definitely: false)
+            }
+        }
     }
 }
 
@@ -183,10 +213,12 @@ package final class DependentList: @unchecked Sendable {
 }
 
 /// What one thread keeps for dependency tracking: its open frames and its queued propagation.
+/// Used by its thread only, so its properties need no exclusivity checks at run time.
 final class ThreadContext {
-    var frames: [any EvaluationFrame] = []
-    var queued: [any PropagationWork] = []
-    var isPropagating = false
+    /// The innermost open frame (the others are its parents).
+    @exclusivity(unchecked) var top: (any EvaluationFrame)?
+    @exclusivity(unchecked) var queued: [any PropagationWork] = []
+    @exclusivity(unchecked) var isPropagating = false
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
