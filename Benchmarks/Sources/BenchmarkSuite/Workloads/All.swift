@@ -27,6 +27,8 @@ enum Workloads {
             w11Dictionary(),
             w11Diff(),
             w11IndexMemory(),
-        ]
+            w12SyntheticChain(observed: false),
+            w12SyntheticChain(observed: true),
+        ] + W13.all().map(w13Kairo)
     }
 }
