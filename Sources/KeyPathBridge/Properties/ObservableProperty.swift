@@ -2,7 +2,7 @@ import Transforms
 
 /// An observable property that a key path can go through: an observable object that holds a
 /// value and sends an ``Update`` whenever the value changes. `Var` is one; the observable
-/// collections' parts and synthetic properties will be others.
+/// collections' parts and synthetic properties (``Synthetic``) are others.
 ///
 /// Paths (typed and string), bindings, coalesced observations and ``Inspector`` know only this
 /// protocol:
