@@ -1,6 +1,14 @@
 import Synchronization
 import Transforms
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// A synthetic property: a property of a class whose value a function computes from other
 /// properties, declared where the property is. The value is cached, and invalidated when
 /// anything it was computed from changes.
@@ -50,12 +58,17 @@ import Transforms
 /// never runs concurrently with itself: a reader that finds it running on another thread waits
 /// for it. No lock is held while the function runs.
 ///
+/// Use it as a property wrapper of a class, or make one at run time with
+/// `init(owner:name:dependsOn:_:)`; one made with another initializer and never
+/// declared with `@Synthetic` has no owner, and stops the process when read. The guide
+/// (`Docs/SyntheticProperties.md`) has the details and the limits.
+///
 /// The property's storage (`$fullName`) is the observable property itself: observe it, use it in
 /// paths (`\.$fullName`), bindings (as a source), coalesced observations and ``Inspector``; call
 /// ``invalidate()`` on it.
 @propertyWrapper
 public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>, ObservableProperty,
-    SettableProperty, @unchecked Sendable
+    SettableProperty
 {
     @usableFromInline let compute: (Owner) -> Value
     @usableFromInline let changeRule: ChangeRule<Value>
@@ -70,6 +83,10 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @exclusivity(unchecked) private var told: Value?
     @usableFromInline @exclusivity(unchecked) weak var owner: Owner?
     @exclusivity(unchecked) private var name: String?
+    /// The thread binding the owner, while it observes the declared paths.
+    @exclusivity(unchecked) private var binding: ObjectIdentifier?
+    /// Who set the value that the observers are to be told of next (a hybrid set).
+    @exclusivity(unchecked) private var setter: AnyAuthor?
     @exclusivity(unchecked) private var declaredObservations: [AnyObject] = []
     /// The frame of this property's evaluation (one at a time), made once.
     @usableFromInline @exclusivity(unchecked) var frameStorage: SyntheticFrame?
@@ -149,7 +166,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     }
 
     /// A synthetic property made at run time for `owner` (see
-    /// ``init(owner:name:dependsOn:_:)-(Owner,_,_,_)``), comparing values with `==`.
+    /// `init(owner:name:dependsOn:_:)`), comparing values with `==`.
     public convenience init(
         owner: Owner, name: String, dependsOn dependencies: [SyntheticDependency<Owner>] = [],
         _ compute: @escaping (Owner) -> Value
@@ -225,17 +242,31 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
 
     /// Learns the owner and the property's name, and starts observing the declared paths.
     func bind(to owner: Owner, named name: String) {
-        let isFirst = core.lock.withLock { () -> Bool in
-            guard self.owner == nil else { return false }
+        let thread = DependencyTracking.thisThread
+        let binder = core.lock.withLock { () -> ObjectIdentifier? in
+            guard self.owner == nil else { return binding }
             self.owner = owner
             self.name = name
-            return true
+            binding = thread
+            return nil
         }
-        guard isFirst else { return }
-        let observations = declared.map { dependency in
-            dependency.observe(from: owner) { [weak self] in self?.invalidate() }
+        guard binder == nil else {
+            // Another thread is binding: wait until the declared paths are observed, so that no
+            // change along them is missed. (This thread, binding further up its stack, goes on.)
+            if binder != thread { while !isBound.load(ordering: .acquiring) { sched_yield() } }
+            return
         }
-        core.lock.withLock { declaredObservations = observations }
+        // Wiring a path reads properties: they are not dependencies of an evaluation that
+        // happens to be the first to reach this property.
+        let observations = DependencyTracking.withoutFrames {
+            declared.map { dependency in
+                dependency.observe(from: owner) { [weak self] in self?.invalidate() }
+            }
+        }
+        core.lock.withLock {
+            declaredObservations = observations
+            binding = nil
+        }
         isBound.store(true, ordering: .releasing)
     }
 
@@ -277,7 +308,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             return cached
         }
         if let valid { return valid }
-        let thread = DependencyTracking.thisThread
+        let thread = DependencyTracking.beginRefresh()
+        defer { DependencyTracking.endRefresh() }
         var step = core.lock.withLock { state.beginRead(by: thread) }
         while true {
             switch step {
@@ -323,16 +355,19 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         evaluations.add(1, ordering: .relaxed)
         let value = DependencyTracking.withFrame(frame) { compute(owner) }
         let read = frame.finish()
-        let rule = changeRule
-        let dropped = core.lock.withLock { () -> [SourceLink] in
-            let changed = cached.map { rule.isChange(from: $0, to: value) } ?? true
-            let (store, dropped) = state.finishEvaluation(
-                changed: changed, read: read, marks: marks)
-            if store { cached = value }
-            version = state.version
-            return dropped
+        // Stop depending on what is no longer read while still computing: no other evaluation
+        // of this property can subscribe to it meanwhile (and lose that to this late removal).
+        if case .changed(_, let dropped) = read {
+            for link in dropped { link.source.removeDependent(ObjectIdentifier(self)) }
         }
-        for link in dropped { link.source.removeDependent(ObjectIdentifier(self)) }
+        let rule = changeRule
+        core.lock.withLock {
+            let changed = cached.map { rule.isChange(from: $0, to: value) } ?? true
+            if state.finishEvaluation(changed: changed, read: read, marks: marks) {
+                cached = value
+            }
+            version = state.version
+        }
         return value
     }
 
@@ -347,7 +382,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         guard let last else {
             fatalError(
                 "Herald: the synthetic property \(nodeName) was read before its owner was "
-                    + "known, or after it died, and has no value to give.")
+                    + "known, or after it died, and has no value to give. Declare it with "
+                    + "@Synthetic, or make it with Synthetic(owner:name:_:).")
         }
         return last
     }
@@ -361,10 +397,16 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// person.$fullName.invalidate()
     /// ```
     public func invalidate() {
+        markInvalid()
+        DependencyTracking.propagateQueuedWork()
+    }
+
+    /// Invalidates the value and what depends on it, and queues what is observed, running
+    /// nothing.
+    func markInvalid() {
         if let next = sourceChanged(definitely: true) {
             DependencyTracking.mark(next, definitely: false)
         }
-        DependencyTracking.propagateQueuedWork()
     }
 
     /// Stores `value` as the valid value without calling the function (a hybrid property), until
@@ -378,10 +420,13 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         let action = core.lock.withLock { () -> SyntheticState.MarkAction in
             let changed = cached.map { rule.isChange(from: $0, to: value) } ?? true
             let (store, action) = state.set(changed: changed)
-            if store { cached = value }
+            if store {
+                cached = value
+                setter = author
+            }
             return action
         }
-        if action.enqueue { DependencyTracking.enqueue(SyntheticSetWork(self, author: author)) }
+        if action.enqueue { DependencyTracking.enqueue(self) }
         if let dependents = action.dependents {
             DependencyTracking.mark(dependents, definitely: false)
         }
@@ -400,23 +445,45 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     // MARK: Observed means eager
 
     private func observationCountChanged() {
-        let observed = core.observationCount > 0
-        guard core.lock.withLock({ state.setObserved(observed) }) else {
-            if !observed { core.lock.withLock { told = nil } }
-            return
+        // The count and the state in one step: two threads starting and ending observations
+        // must not leave the state saying the opposite of the count.
+        let becameObserved = core.lock.withLock { () -> Bool in
+            let observed = core.observationCountWhileLocked > 0
+            if !observed { told = nil }
+            return state.setObserved(observed)
         }
-        _ = refreshedValue()
-        core.lock.withLock {
-            if state.startTelling() { told = cached }
+        guard becameObserved else { return }
+        // Evaluated now, and not as a dependency of an evaluation that started observing.
+        let value = DependencyTracking.withoutFrames { refreshedValue() }
+        let mustPropagate = core.lock.withLock { () -> Bool in
+            // The observers start from this value (the one a first reader gets), even if an
+            // invalidation meanwhile kept it from being stored: then they hear of the next.
+            guard state.startTelling() else { return false }
+            told = value
+            return state.mustPropagateAfterStart()
+        }
+        if mustPropagate {
+            DependencyTracking.enqueue(self)
+            DependencyTracking.propagateQueuedWork()
         }
     }
 
-    /// Brings an observed property up to date and tells its observers (in a propagation pass).
+    /// Brings an observed property up to date and tells its observers (in a propagation pass),
+    /// on behalf of `author` unless a hybrid set named another.
     func tellObservers(as author: AnyAuthor) {
-        core.lock.withLock { state.isQueued = false }
+        let stillObserved = core.lock.withLock { () -> Bool in
+            state.isQueued = false
+            return state.isObserved
+        }
+        // Its last observer left since it was queued: it is lazy again.
+        guard stillObserved else { return }
         _ = refreshedValue()
         let rule = changeRule
-        core.send(from: author) { () -> Update<Value>? in
+        let setter = core.lock.withLock { () -> AnyAuthor? in
+            defer { self.setter = nil }
+            return self.setter
+        }
+        core.send(from: setter ?? author) { () -> Update<Value>? in
             let (may, hasTold) = state.mayTell()
             guard may, let current = cached else { return nil }
             guard hasTold, let old = told else {
@@ -474,15 +541,6 @@ extension Synthetic: SyntheticNode {
     }
 }
 
-/// The propagation of a value set on a hybrid property: its update is authored by the setter.
-private final class SyntheticSetWork<Owner: AnyObject, Value>: PropagationWork {
-    let property: Synthetic<Owner, Value>
-    let author: AnyAuthor
-
-    init(_ property: Synthetic<Owner, Value>, author: AnyAuthor) {
-        self.property = property
-        self.author = author
-    }
-
-    func propagate() { property.tellObservers(as: author) }
-}
+// The state and values are guarded by the core's lock; sharing the property shares its values,
+// so it is `Sendable` when they are.
+extension Synthetic: @unchecked Sendable where Value: Sendable {}

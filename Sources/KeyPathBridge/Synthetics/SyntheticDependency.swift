@@ -11,13 +11,13 @@ import Transforms
 /// var summary: String
 /// ```
 public struct SyntheticDependency<Owner: AnyObject>: Sendable {
-    let observe: @Sendable (Owner, @escaping @Sendable () -> Void) -> AnyObject
+    let observe: @Sendable (Owner, @escaping () -> Void) -> AnyObject
 
-    init(observe: @escaping @Sendable (Owner, @escaping @Sendable () -> Void) -> AnyObject) {
+    init(observe: @escaping @Sendable (Owner, @escaping () -> Void) -> AnyObject) {
         self.observe = observe
     }
 
-    func observe(from owner: Owner, invalidate: @escaping @Sendable () -> Void) -> AnyObject {
+    func observe(from owner: Owner, invalidate: @escaping () -> Void) -> AnyObject {
         observe(owner, invalidate)
     }
 
@@ -39,7 +39,7 @@ public struct SyntheticDependency<Owner: AnyObject>: Sendable {
     /// A string path from the owner (`"items.*"`, `"currentUser.address.zipCode"`). A component
     /// that does not fit an object the path reaches is reported through ``PathDiagnostics``
     /// when the path is wired; text that does not follow the grammar (see
-    /// ``PropertyPath/init(_:)``) stops the process with the ``PathError``, since it is a
+    /// ``PropertyPath/init(_:)-(String)``) stops the process with the ``PathError``, since it is a
     /// mistake in the declaration.
     public static func path(_ text: String) -> Self {
         let path: PropertyPath<Owner, Any>
@@ -57,7 +57,7 @@ private final class PathDependencyObservation<Root: AnyObject, Value>: @unchecke
     let path: ObservedPath<Root, Value>
     let connection: ConnectionBase
 
-    init(_ path: ObservedPath<Root, Value>, invalidate: @escaping @Sendable () -> Void) {
+    init(_ path: ObservedPath<Root, Value>, invalidate: @escaping () -> Void) {
         self.path = path
         connection = path.core.connect(
             receiver: nil, site: DeclarationSite(fileID: #fileID, line: #line),

@@ -20,17 +20,15 @@ enum SourcesRead {
     /// Other sources: these, and the previous ones no longer read.
     case changed(sources: [SourceLink], dropped: [SourceLink])
 
-    /// Makes `sources` (the previous evaluation's) what was read; returns the dropped ones.
-    func apply(to sources: inout [SourceLink]) -> [SourceLink] {
+    /// Makes `sources` (the previous evaluation's) what was read.
+    func apply(to sources: inout [SourceLink]) {
         switch self {
         case .same(let versions):
             for index in versions.indices where sources[index].version != versions[index] {
                 sources[index].version = versions[index]
             }
-            return []
-        case .changed(let read, let dropped):
+        case .changed(let read, _):
             sources = read
-            return dropped
         }
     }
 }

@@ -14,14 +14,22 @@ public protocol SyntheticPropertyOwner: AnyObject {}
 
 extension SyntheticPropertyOwner {
     /// Invalidates the synthetic property `name` (see ``Synthetic/invalidate()``). Harmless if
-    /// the object has no synthetic property of that name.
-    public func invalidateSyntheticProperty(named name: String) {
-        SyntheticProperties.all(of: self).first { $0.name == name }?.property.invalidate()
+    /// the object has no synthetic property of that name (as in EBN): the result says whether
+    /// it had one.
+    @discardableResult
+    public func invalidateSyntheticProperty(named name: String) -> Bool {
+        guard let property = SyntheticProperties.all(of: self).first(where: { $0.name == name })
+        else { return false }
+        property.property.invalidate()
+        return true
     }
 
     /// Invalidates every synthetic property of the object, its superclasses' included.
+    ///
+    /// All are marked before any observer runs, so none sees some invalidated and others not.
     public func invalidateAllSyntheticProperties() {
-        for (_, property) in SyntheticProperties.all(of: self) { property.invalidate() }
+        for (_, property) in SyntheticProperties.all(of: self) { property.markInvalid() }
+        DependencyTracking.propagateQueuedWork()
     }
 }
 
@@ -30,6 +38,8 @@ protocol AnySyntheticProperty: AnyObject {
     /// Learns its owner (`object`, if it is of the owner type) and name.
     func bind(toOwner object: AnyObject, named name: String)
     func invalidate()
+    /// Invalidates it and what depends on it, and queues the observed ones, running nothing.
+    func markInvalid()
     var isValid: Bool { get }
     /// Reads the value, so that it is valid.
     func makeValid()

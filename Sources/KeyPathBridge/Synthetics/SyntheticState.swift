@@ -103,22 +103,26 @@ struct SyntheticState {
     }
 
     /// After an evaluation that started at `startMarks` and `read` what it did, whose value
-    /// differs from the cached one if `changed` (or there was none): whether to store the value,
-    /// and the sources no longer read. The value is not stored if the property was invalidated
-    /// or set meanwhile (the reader still gets the value it computed, and the next read computes
-    /// again).
+    /// differs from the cached one if `changed` (or there was none): whether to store the value.
+    /// It is not stored if the property was invalidated or set meanwhile (the reader still gets
+    /// the value it computed, and the next read computes again).
     @usableFromInline
     mutating func finishEvaluation(changed: Bool, read: SourcesRead, marks startMarks: UInt64)
-        -> (store: Bool, dropped: [SourceLink])
+        -> Bool
     {
         computingThread = nil
-        let dropped = read.apply(to: &sources)
-        guard marks == startMarks else { return (false, dropped) }
+        read.apply(to: &sources)
+        guard marks == startMarks else {
+            // The sources' versions now are those this dropped evaluation saw: a later check
+            // would find none moved. Compute again instead (unless a set made it valid).
+            if freshness != .valid { freshness = .invalid }
+            return false
+        }
         freshness = .valid
-        guard changed || !hasValue else { return (false, dropped) }
+        guard changed || !hasValue else { return false }
         hasValue = true
         version &+= 1
-        return (true, dropped)
+        return true
     }
 
     /// Gives up computing (the owner died): the next read tries again.
@@ -179,10 +183,19 @@ struct SyntheticState {
         return observed && !isObserved
     }
 
-    /// Whether the observers now start from the cached value.
+    /// Whether the observers now start from the value just read (they had none).
     mutating func startTelling() -> Bool {
-        guard isObserved, !hasTold, freshness == .valid, hasValue else { return false }
+        guard isObserved, !hasTold else { return false }
         hasTold = true
+        return true
+    }
+
+    /// After the observers' starting value was recorded: whether the property must be queued
+    /// for propagation, because it was invalidated since that value was computed (and so
+    /// possibly before it was observed, when nothing queued it).
+    mutating func mustPropagateAfterStart() -> Bool {
+        guard freshness != .valid, !isQueued else { return false }
+        isQueued = true
         return true
     }
 

@@ -52,13 +52,14 @@ package protocol PropagationWork: AnyObject {
 ///
 /// A read of a Herald property (a variable, a collection) calls ``recordRead(of:)``, which costs
 /// one relaxed atomic load while no evaluation is open on any thread. An evaluation opens a frame
-/// on its thread with ``withFrame(_:_:)``; reads on that thread then go to the frame.
+/// on its thread with ``withFrame(_:_:)``; reads on that thread then go to the frame. (Reads on
+/// other threads that the evaluation starts are not recorded.)
 ///
-/// A change tells the source's dependents (``Dependent/sourceChanged(definitely:)``) before it is
-/// delivered, so no observer of anything can read a stale computed value; the dependents queue
-/// the work their observers need (``enqueue(_:)``), which runs when the outermost change on the
-/// thread has told everyone (``propagateQueuedWork()``): one pass, however many sources the work
-/// depends on.
+/// A change marks what depends on the changed source (``Dependent/sourceChanged(definitely:)``)
+/// before the change is delivered, so that an observer of the source that reads a computed value
+/// computes it afresh. The dependents queue the work their own observers need (``enqueue(_:)``),
+/// which runs after the change was delivered (``propagateQueuedWork()``): one pass, however many
+/// sources the work depends on, and never inside an evaluation.
 @usableFromInline
 package enum DependencyTracking {
     /// How many evaluation frames are open, on all threads.
@@ -76,6 +77,11 @@ package enum DependencyTracking {
     static func recordReadInFrame(of source: any DependencySource) {
         ThreadContext.current?.top?.recordRead(of: source)
     }
+
+    /// Whether an evaluation may be recording reads on this thread (one relaxed load; true when
+    /// any thread evaluates).
+    @inlinable @inline(__always)
+    package static var mayBeRecording: Bool { openFrames.load(ordering: .relaxed) != 0 }
 
     /// The innermost evaluation frame open on this thread, if any.
     @usableFromInline
@@ -115,6 +121,7 @@ package enum DependencyTracking {
 
     /// Runs `body` with no frame open on this thread (reads in it record nothing): for observers
     /// called while an evaluation is open.
+    @usableFromInline
     package static func withoutFrames<Result>(_ body: () throws -> Result) rethrows -> Result {
         guard let context = ThreadContext.current, let saved = context.top else {
             return try body()
@@ -134,6 +141,25 @@ package enum DependencyTracking {
         return try body()
     }
 
+    /// Starts bringing a computed value up to date on this thread (checking its sources or
+    /// evaluating it), and returns this thread's identity. Work queued meanwhile (by a function
+    /// that set a variable) waits for ``endRefresh()`` of the outermost refresh: running it
+    /// inside would re-enter what is being computed.
+    @usableFromInline
+    package static func beginRefresh() -> ObjectIdentifier {
+        let context = ThreadContext.forThisThread
+        context.refreshes += 1
+        return ObjectIdentifier(context)
+    }
+
+    /// Ends what ``beginRefresh()`` started; the outermost runs the work queued meanwhile.
+    @usableFromInline
+    package static func endRefresh() {
+        let context = ThreadContext.forThisThread
+        context.refreshes -= 1
+        if context.refreshes == 0, !context.queued.isEmpty { propagateQueuedWork() }
+    }
+
     /// An identity of this thread, for telling who evaluates what.
     @usableFromInline
     package static var thisThread: ObjectIdentifier {
@@ -146,10 +172,14 @@ package enum DependencyTracking {
     }
 
     /// Runs the queued work, in order, including work queued while it runs, unless this thread
-    /// is already doing so further up the stack (that pass picks up what was queued).
+    /// is already doing so further up the stack (that pass picks up what was queued) or is
+    /// evaluating (the outermost evaluation runs it when it ends).
+    @usableFromInline
     package static func propagateQueuedWork() {
         let context = ThreadContext.forThisThread
-        guard !context.isPropagating, !context.queued.isEmpty else { return }
+        guard !context.isPropagating, context.refreshes == 0, !context.queued.isEmpty else {
+            return
+        }
         context.isPropagating = true
         defer { context.isPropagating = false }
         // Observers called from here are not part of an evaluation that set a variable.
@@ -164,15 +194,8 @@ package enum DependencyTracking {
         }
     }
 
-    /// Tells each dependent of a change, and theirs that they may be stale, then runs the work
-    /// that queued (see the type's description).
-    @usableFromInline
-    package static func tell(_ dependents: DependentList) {
-        mark(dependents, definitely: true)
-        propagateQueuedWork()
-    }
-
     /// Marks `dependents`, and recursively what depends on them, without running anything.
+    @usableFromInline
     package static func mark(_ dependents: DependentList, definitely: Bool) {
         for entry in dependents.entries {
             if let next = entry.reference?.sourceChanged(definitely: definitely) {
@@ -219,6 +242,8 @@ final class ThreadContext {
     @exclusivity(unchecked) var top: (any EvaluationFrame)?
     @exclusivity(unchecked) var queued: [any PropagationWork] = []
     @exclusivity(unchecked) var isPropagating = false
+    /// Computed values being brought up to date on this thread (see `beginRefresh()`).
+    @exclusivity(unchecked) var refreshes = 0
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

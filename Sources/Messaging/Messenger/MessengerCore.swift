@@ -53,6 +53,18 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     /// snapshot.
     @inlinable @inline(__always)
     package func send(from author: AnyAuthor, _ makeMessage: () -> Message?) {
+        // Sent from inside a synthetic property's function: what the observers read is not
+        // what the function read.
+        if _slowPath(DependencyTracking.mayBeRecording) {
+            DependencyTracking.withoutFrames { sendAndDeliver(from: author, makeMessage) }
+        } else {
+            sendAndDeliver(from: author, makeMessage)
+        }
+    }
+
+    /// `send(from:_:)`, once reads are known not to be recorded.
+    @inlinable @inline(__always)
+    func sendAndDeliver(from author: AnyAuthor, _ makeMessage: () -> Message?) {
         var delivery: (message: Message, receivers: ConnectionList.Slots)? = nil
         var mustDrain = false
         var hasDependents = false
@@ -68,13 +80,15 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             }
             return sequence
         }
-        if _slowPath(hasDependents) { tellDependents() }
+        if _slowPath(hasDependents) { markDependents() }
         if let (message, receivers) = consume delivery {
             Self.deliver(message, from: author, sequence: sequence, to: receivers)
             finishDelivering()
         } else if mustDrain {
             drainPending()
         }
+        // Observed synthetic properties tell their observers after the variable's own did.
+        if _slowPath(hasDependents) { DependencyTracking.propagateQueuedWork() }
     }
 
     /// What a thread that brings work must do.
@@ -602,11 +616,18 @@ package protocol DeliveryTurns: AnyObject, Sendable {
 }
 
 extension MessengerCore: DependencySource {
-    /// Tells what depends on this messenger's state that it changed (see `dependents`).
+    /// Marks what depends on this messenger's state as changed (see `dependents`), before the
+    /// change is delivered; the work that queues runs after the delivery.
     @usableFromInline
-    func tellDependents() {
-        if let dependents = lock.withLock({ dependents }) { DependencyTracking.tell(dependents) }
+    func markDependents() {
+        if let dependents = lock.withLock({ dependents }) {
+            DependencyTracking.mark(dependents, definitely: true)
+        }
     }
+
+    /// The number of running observations, read while the lock is held by the caller (who
+    /// must hold it).
+    package var observationCountWhileLocked: Int { state.connections.liveCount }
 
     @usableFromInline package func addDependent(_ dependent: any Dependent) {
         lock.withLock { dependents = DependentList.adding(dependent, to: dependents) }
