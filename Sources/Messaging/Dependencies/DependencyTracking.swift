@@ -78,11 +78,6 @@ package enum DependencyTracking {
         ThreadContext.current?.top?.recordRead(of: source)
     }
 
-    /// Whether an evaluation may be recording reads on this thread (one relaxed load; true when
-    /// any thread evaluates).
-    @inlinable @inline(__always)
-    package static var mayBeRecording: Bool { openFrames.load(ordering: .relaxed) != 0 }
-
     /// The innermost evaluation frame open on this thread, if any.
     @usableFromInline
     package static var currentFrame: (any EvaluationFrame)? {
@@ -192,6 +187,25 @@ package enum DependencyTracking {
             }
             context.queued.removeAll(keepingCapacity: true)
         }
+    }
+
+    /// Marks `dependents` as changed, and recursively what depends on them, and returns the
+    /// work that queued (taken out of this thread's queue, for whoever runs it).
+    package static func markTakingWork(_ dependents: DependentList) -> [any PropagationWork] {
+        let context = ThreadContext.forThisThread
+        let start = context.queued.count
+        mark(dependents, definitely: true)
+        guard context.queued.count > start else { return [] }
+        let work = Array(context.queued[start...])
+        context.queued.removeSubrange(start...)
+        return work
+    }
+
+    /// Queues `work` (taken by ``markTakingWork(_:)``, maybe on another thread) on this thread and
+    /// runs the queue (see ``propagateQueuedWork()``).
+    package static func propagate(_ work: [any PropagationWork]) {
+        ThreadContext.forThisThread.queued.append(contentsOf: work)
+        propagateQueuedWork()
     }
 
     /// Marks `dependents`, and recursively what depends on them, without running anything.

@@ -53,18 +53,6 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     /// snapshot.
     @inlinable @inline(__always)
     package func send(from author: AnyAuthor, _ makeMessage: () -> Message?) {
-        // Sent from inside a synthetic property's function: what the observers read is not
-        // what the function read.
-        if _slowPath(DependencyTracking.mayBeRecording) {
-            DependencyTracking.withoutFrames { sendAndDeliver(from: author, makeMessage) }
-        } else {
-            sendAndDeliver(from: author, makeMessage)
-        }
-    }
-
-    /// `send(from:_:)`, once reads are known not to be recorded.
-    @inlinable @inline(__always)
-    func sendAndDeliver(from author: AnyAuthor, _ makeMessage: () -> Message?) {
         var delivery: (message: Message, receivers: ConnectionList.Slots)? = nil
         var mustDrain = false
         var hasDependents = false
@@ -87,8 +75,6 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         } else if mustDrain {
             drainPending()
         }
-        // Observed synthetic properties tell their observers after the variable's own did.
-        if _slowPath(hasDependents) { DependencyTracking.propagateQueuedWork() }
     }
 
     /// What a thread that brings work must do.
@@ -617,12 +603,14 @@ package protocol DeliveryTurns: AnyObject, Sendable {
 
 extension MessengerCore: DependencySource {
     /// Marks what depends on this messenger's state as changed (see `dependents`), before the
-    /// change is delivered; the work that queues runs after the delivery.
+    /// change is delivered. The work that marking queues (observed synthetic properties telling
+    /// their observers) runs in turn, right after this change's delivery, on the thread that
+    /// delivers it: a variable's own observers hear of a change first.
     @usableFromInline
     func markDependents() {
-        if let dependents = lock.withLock({ dependents }) {
-            DependencyTracking.mark(dependents, definitely: true)
-        }
+        guard let dependents = lock.withLock({ dependents }) else { return }
+        let work = DependencyTracking.markTakingWork(dependents)
+        if !work.isEmpty { performInTurn { DependencyTracking.propagate(work) } }
     }
 
     /// The number of running observations, read while the lock is held by the caller (who
