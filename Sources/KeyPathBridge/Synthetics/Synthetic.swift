@@ -422,7 +422,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             let (store, action) = state.set(changed: changed)
             if store {
                 cached = value
-                setter = author
+                // Only an update told next names the setter (see `sourceChanged`).
+                setter = state.isObserved ? author : nil
             }
             return action
         }
@@ -519,7 +520,11 @@ extension Synthetic: SyntheticNode {
     }
 
     @usableFromInline package func sourceChanged(definitely: Bool) -> DependentList? {
-        let action = core.lock.withLock { state.mark(definitely: definitely) }
+        let action = core.lock.withLock { () -> SyntheticState.MarkAction in
+            // The value told next is no longer the one that was set.
+            setter = nil
+            return state.mark(definitely: definitely)
+        }
         if action.enqueue { DependencyTracking.enqueue(self) }
         return action.dependents
     }

@@ -189,12 +189,26 @@ package enum DependencyTracking {
         }
     }
 
-    /// Marks `dependents` as changed, and recursively what depends on them, and returns the
-    /// work that queued (taken out of this thread's queue, for whoever runs it).
-    package static func markTakingWork(_ dependents: DependentList) -> [any PropagationWork] {
+    /// Marks `dependents` as changed, and recursively what depends on them, while the source's
+    /// lock is held (so that no thread delivers the change before it is marked). What the marking
+    /// loaded is kept alive, and the work it queued is set apart, until ``takeMarkedWork()``
+    /// after unlocking: a last reference must not be released under the source's lock.
+    @usableFromInline
+    package static func markWhileLocked(_ dependents: DependentList) {
         let context = ThreadContext.forThisThread
-        let start = context.queued.count
+        context.markedFrom = context.queued.count
+        context.keepingAlive = true
         mark(dependents, definitely: true)
+        context.keepingAlive = false
+    }
+
+    /// After ``markWhileLocked(_:)``, once unlocked: releases what it kept alive and returns the
+    /// work it queued (taken out of this thread's queue, for whoever runs it).
+    @usableFromInline
+    package static func takeMarkedWork() -> [any PropagationWork] {
+        let context = ThreadContext.forThisThread
+        context.keptAlive.removeAll()
+        let start = context.markedFrom
         guard context.queued.count > start else { return [] }
         let work = Array(context.queued[start...])
         context.queued.removeSubrange(start...)
@@ -212,9 +226,14 @@ package enum DependencyTracking {
     @usableFromInline
     package static func mark(_ dependents: DependentList, definitely: Bool) {
         for entry in dependents.entries {
-            if let next = entry.reference?.sourceChanged(definitely: definitely) {
-                mark(next, definitely: false)
+            guard let dependent = entry.reference else { continue }
+            let next = dependent.sourceChanged(definitely: definitely)
+            let context = ThreadContext.current
+            if let context, context.keepingAlive {
+                context.keptAlive.append(dependent)
+                if let next { context.keptAlive.append(next) }
             }
+            if let next { mark(next, definitely: false) }
         }
     }
 }
@@ -258,6 +277,11 @@ final class ThreadContext {
     @exclusivity(unchecked) var isPropagating = false
     /// Computed values being brought up to date on this thread (see `beginRefresh()`).
     @exclusivity(unchecked) var refreshes = 0
+    /// While marking under a source's lock: keep what is loaded alive (see `markWhileLocked`).
+    @exclusivity(unchecked) var keepingAlive = false
+    @exclusivity(unchecked) var keptAlive: [AnyObject] = []
+    /// Where the work queued by the last `markWhileLocked` starts.
+    @exclusivity(unchecked) var markedFrom = 0
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

@@ -34,7 +34,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     @usableFromInline static var delivering: UInt8 { 1 }
     @usableFromInline static var hasPending: UInt8 { 2 }
 
-    @usableFromInline package init() {}
+    @inlinable package init() {}
 
     // MARK: Sending
 
@@ -58,8 +58,12 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         var hasDependents = false
         let sequence = lock.withLock { () -> UInt64 in
             guard let message = makeMessage() else { return 0 }
-            // Compared, not copied: a copy would retain (and release) on every send.
-            hasDependents = self.dependents != nil
+            // Compared, not copied: a copy would retain (and release) on every send. Marked
+            // here, before any thread can deliver the message.
+            if _slowPath(self.dependents != nil) {
+                hasDependents = true
+                markDependentsWhileLocked()
+            }
             let sequence = state.takeSequence()
             switch admit(.message(message, author: author, sequence: sequence)) {
             case .deliverNow: delivery = (message, state.connections.snapshot())
@@ -602,14 +606,20 @@ package protocol DeliveryTurns: AnyObject, Sendable {
 }
 
 extension MessengerCore: DependencySource {
-    /// Marks what depends on this messenger's state as changed (see `dependents`), before the
-    /// change is delivered. The work that marking queues (observed synthetic properties telling
+    /// Marks what depends on this messenger's state as changed (see `dependents`), under the
+    /// lock that accepts the change, before any thread can deliver it. The work that marking queues (observed synthetic properties telling
     /// their observers) runs in turn, right after this change's delivery, on the thread that
     /// delivers it: a variable's own observers hear of a change first.
     @usableFromInline
+    func markDependentsWhileLocked() {
+        if let dependents { DependencyTracking.markWhileLocked(dependents) }
+    }
+
+    /// After `markDependentsWhileLocked()`, once unlocked: hands the work it queued to this
+    /// messenger's turn.
+    @usableFromInline
     func markDependents() {
-        guard let dependents = lock.withLock({ dependents }) else { return }
-        let work = DependencyTracking.markTakingWork(dependents)
+        let work = DependencyTracking.takeMarkedWork()
         if !work.isEmpty { performInTurn { DependencyTracking.propagate(work) } }
     }
 
