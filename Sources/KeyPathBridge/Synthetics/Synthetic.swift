@@ -470,8 +470,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     }
 
     /// Brings an observed property up to date and tells its observers (in a propagation pass),
-    /// on behalf of `author` unless a hybrid set named another.
-    func tellObservers(as author: AnyAuthor) {
+    /// on behalf of the property, unless the value told is one a hybrid set stored for another.
+    func tellObservers() {
         let stillObserved = core.lock.withLock { () -> Bool in
             state.isQueued = false
             return state.isObserved
@@ -484,7 +484,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             defer { self.setter = nil }
             return self.setter
         }
-        core.send(from: setter ?? author) { () -> Update<Value>? in
+        core.send(from: setter ?? self) { () -> Update<Value>? in
             let (may, hasTold) = state.mayTell()
             guard may, let current = cached else { return nil }
             guard hasTold, let old = told else {
@@ -542,7 +542,7 @@ extension Synthetic: SyntheticNode {
     }
 
     @usableFromInline package func propagate() {
-        tellObservers(as: self)
+        tellObservers()
     }
 }
 

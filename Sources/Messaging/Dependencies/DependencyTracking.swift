@@ -9,7 +9,7 @@ import Synchronization
 #endif
 
 /// Something an evaluation can depend on: a variable's or a collection's core, or a computed
-/// property. Its dependents are told, before anyone else, when it changes.
+/// property. Its dependents are marked when it changes, before the change is delivered.
 @usableFromInline
 package protocol DependencySource: AnyObject {
     /// Starts telling `dependent` of changes. The source holds it weakly.
@@ -25,7 +25,8 @@ package protocol Dependent: AnyObject {
     /// A source it depends on changed (`definitely`), or one further up did (it may be stale).
     /// Marks it, queues what its observers need (``DependencyTracking/enqueue(_:)``), and returns
     /// its own dependents if they must hear that they may be stale. Called on the changing
-    /// thread, outside every Herald lock, before the change is delivered to anyone.
+    /// thread before the change is delivered to anyone, possibly under the source's lock (see
+    /// ``DependencyTracking/markWhileLocked(_:)``): it must run no user code.
     func sourceChanged(definitely: Bool) -> DependentList?
 }
 
@@ -197,9 +198,7 @@ package enum DependencyTracking {
     package static func markWhileLocked(_ dependents: DependentList) {
         let context = ThreadContext.forThisThread
         context.markedFrom = context.queued.count
-        context.keepingAlive = true
-        mark(dependents, definitely: true)
-        context.keepingAlive = false
+        mark(dependents, definitely: true, keepingAliveIn: context)
     }
 
     /// After ``markWhileLocked(_:)``, once unlocked: releases what it kept alive and returns the
@@ -207,7 +206,7 @@ package enum DependencyTracking {
     @usableFromInline
     package static func takeMarkedWork() -> [any PropagationWork] {
         let context = ThreadContext.forThisThread
-        context.keptAlive.removeAll()
+        context.keptAlive.removeAll(keepingCapacity: true)
         let start = context.markedFrom
         guard context.queued.count > start else { return [] }
         let work = Array(context.queued[start...])
@@ -215,7 +214,7 @@ package enum DependencyTracking {
         return work
     }
 
-    /// Queues `work` (taken by ``markTakingWork(_:)``, maybe on another thread) on this thread and
+    /// Queues `work` (taken by ``takeMarkedWork()``, maybe on another thread) on this thread and
     /// runs the queue (see ``propagateQueuedWork()``).
     package static func propagate(_ work: [any PropagationWork]) {
         ThreadContext.forThisThread.queued.append(contentsOf: work)
@@ -225,15 +224,21 @@ package enum DependencyTracking {
     /// Marks `dependents`, and recursively what depends on them, without running anything.
     @usableFromInline
     package static func mark(_ dependents: DependentList, definitely: Bool) {
+        mark(dependents, definitely: definitely, keepingAliveIn: nil)
+    }
+
+    /// `mark(_:definitely:)`, keeping what it loads alive in `context`, if given.
+    private static func mark(
+        _ dependents: DependentList, definitely: Bool, keepingAliveIn context: ThreadContext?
+    ) {
         for entry in dependents.entries {
             guard let dependent = entry.reference else { continue }
             let next = dependent.sourceChanged(definitely: definitely)
-            let context = ThreadContext.current
-            if let context, context.keepingAlive {
+            if let context {
                 context.keptAlive.append(dependent)
                 if let next { context.keptAlive.append(next) }
             }
-            if let next { mark(next, definitely: false) }
+            if let next { mark(next, definitely: false, keepingAliveIn: context) }
         }
     }
 }
@@ -277,8 +282,8 @@ final class ThreadContext {
     @exclusivity(unchecked) var isPropagating = false
     /// Computed values being brought up to date on this thread (see `beginRefresh()`).
     @exclusivity(unchecked) var refreshes = 0
-    /// While marking under a source's lock: keep what is loaded alive (see `markWhileLocked`).
-    @exclusivity(unchecked) var keepingAlive = false
+    /// What marking under a source's lock loaded, released after unlocking (see
+    /// `markWhileLocked`).
     @exclusivity(unchecked) var keptAlive: [AnyObject] = []
     /// Where the work queued by the last `markWhileLocked` starts.
     @exclusivity(unchecked) var markedFrom = 0

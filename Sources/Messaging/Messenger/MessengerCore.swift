@@ -72,7 +72,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             }
             return sequence
         }
-        if _slowPath(hasDependents) { markDependents() }
+        if _slowPath(hasDependents) { handOverMarkedWork() }
         if let (message, receivers) = consume delivery {
             Self.deliver(message, from: author, sequence: sequence, to: receivers)
             finishDelivering()
@@ -607,9 +607,10 @@ package protocol DeliveryTurns: AnyObject, Sendable {
 
 extension MessengerCore: DependencySource {
     /// Marks what depends on this messenger's state as changed (see `dependents`), under the
-    /// lock that accepts the change, before any thread can deliver it. The work that marking queues (observed synthetic properties telling
-    /// their observers) runs in turn, right after this change's delivery, on the thread that
-    /// delivers it: a variable's own observers hear of a change first.
+    /// lock that accepts the change, before any thread can deliver it. The work that marking
+    /// queues (observed synthetic properties telling their observers) runs in turn, right after
+    /// this change's delivery, on the thread that delivers it: a variable's own observers hear
+    /// of a change first.
     @usableFromInline
     func markDependentsWhileLocked() {
         if let dependents { DependencyTracking.markWhileLocked(dependents) }
@@ -618,7 +619,7 @@ extension MessengerCore: DependencySource {
     /// After `markDependentsWhileLocked()`, once unlocked: hands the work it queued to this
     /// messenger's turn.
     @usableFromInline
-    func markDependents() {
+    func handOverMarkedWork() {
         let work = DependencyTracking.takeMarkedWork()
         if !work.isEmpty { performInTurn { DependencyTracking.propagate(work) } }
     }
