@@ -122,6 +122,29 @@ enum W12 {
     }
 }
 
+/// The six fields of W12's person, set by index (the same for Herald and Observation).
+protocol W12Fields: AnyObject {
+    var first: Int { get set }
+    var last: Int { get set }
+    var street: Int { get set }
+    var city: Int { get set }
+    var state: Int { get set }
+    var zip: Int { get set }
+}
+
+extension W12Fields {
+    func change(field: Int, to value: Int) {
+        switch field {
+        case 0: first = value
+        case 1: last = value
+        case 2: street = value
+        case 3: city = value
+        case 4: state = value
+        default: zip = value
+        }
+    }
+}
+
 /// RAW: stored fields whose `didSet` clears hand-written dirty flags; lazy getters; the observer
 /// told when address is recomputed after a change.
 final class RawPerson {
@@ -161,7 +184,7 @@ final class RawPerson {
 }
 
 /// Herald: the chain as synthetic properties over `@ObservableVar`s.
-final class HeraldPerson {
+final class HeraldPerson: W12Fields {
     let calls: Counter
     @ObservableVar var first = 0
     @ObservableVar var last = 0
@@ -178,22 +201,12 @@ final class HeraldPerson {
 
     init(calls: Counter) { self.calls = calls }
 
-    func change(field: Int, to value: Int) {
-        switch field {
-        case 0: first = value
-        case 1: last = value
-        case 2: street = value
-        case 3: city = value
-        case 4: state = value
-        default: zip = value
-        }
-    }
 }
 
 /// Observation: stored properties, and computed properties that compute on every read (it
 /// caches nothing).
 @Observable
-final class ObservedPerson {
+final class ObservedPerson: W12Fields {
     @ObservationIgnored let calls: Counter
     var first = 0
     var last = 0
@@ -206,16 +219,6 @@ final class ObservedPerson {
 
     init(calls: Counter) { self.calls = calls }
 
-    func change(field: Int, to value: Int) {
-        switch field {
-        case 0: first = value
-        case 1: last = value
-        case 2: street = value
-        case 3: city = value
-        case 4: state = value
-        default: zip = value
-        }
-    }
 }
 
 /// Observation's continuous observer of address: re-armed in `onChange`, reading address.
