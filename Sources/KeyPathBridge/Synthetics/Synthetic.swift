@@ -326,9 +326,9 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                 step = core.lock.withLock { state.beginRead(by: thread) }
             case .check(let sources, let marks):
                 var moved = false
-                for link in sources {
-                    guard let node = link.node else { continue }
-                    if node.refreshedVersion() != link.version {
+                for index in sources.indices {
+                    guard let node = sources[index].node else { continue }
+                    if node.refreshedVersion() != sources[index].version {
                         moved = true
                         break
                     }
@@ -344,14 +344,14 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
 
     @inlinable
     func evaluate(marks: UInt64, version: inout UInt64) -> Value {
-        let (owner, frame) = core.lock.withLock { () -> (Owner?, SyntheticFrame) in
+        let (owner, frame) = core.lock.withLock { () -> (Owner?, SyntheticFrame?) in
+            guard let owner = self.owner else { return (nil, nil) }
             if frameStorage == nil { frameStorage = SyntheticFrame(node: self) }
             let frame = frameStorage.unsafelyUnwrapped
-            // Only the computing thread changes `sources`.
-            frame.begin(previous: state.sources)
-            return (self.owner, frame)
+            frame.begin(previous: state.takeSources())
+            return (owner, frame)
         }
-        guard let owner else { return abandonEvaluation(version: &version) }
+        guard let owner, let frame else { return abandonEvaluation(version: &version) }
         evaluations.add(1, ordering: .relaxed)
         let value = DependencyTracking.withFrame(frame) { compute(owner) }
         let read = frame.finish()

@@ -15,20 +15,15 @@ protocol SyntheticNode: AnyObject, Dependent, DependencySource, PropagationWork 
 /// What an evaluation read, against what the previous one did.
 @usableFromInline
 enum SourcesRead {
-    /// The same sources in the same order (the common case); these are the versions of each.
-    case same(versions: [UInt64])
+    /// The same sources in the same order (the common case), with the versions read.
+    case same(sources: [SourceLink])
     /// Other sources: these, and the previous ones no longer read.
     case changed(sources: [SourceLink], dropped: [SourceLink])
 
-    /// Makes `sources` (the previous evaluation's) what was read.
-    func apply(to sources: inout [SourceLink]) {
+    /// What was read, in order.
+    var sources: [SourceLink] {
         switch self {
-        case .same(let versions):
-            for index in versions.indices where sources[index].version != versions[index] {
-                sources[index].version = versions[index]
-            }
-        case .changed(let read, _):
-            sources = read
+        case .same(let sources), .changed(let sources, _): sources
         }
     }
 }
@@ -38,7 +33,8 @@ enum SourcesRead {
 /// Each property has one, used for one evaluation at a time.
 ///
 /// While the evaluation reads the previous one's sources in the same order, nothing is copied:
-/// only a cursor moves (and the versions of synthetic sources are noted).
+/// the frame holds the previous sources (taken from the property for the evaluation), a cursor
+/// moves over them, and the versions of synthetic sources are written in place.
 @usableFromInline
 final class SyntheticFrame: EvaluationFrame {
     unowned let node: any SyntheticNode
@@ -47,7 +43,6 @@ final class SyntheticFrame: EvaluationFrame {
     /// While true, every read so far was `previous[0..<cursor]`, in order.
     @exclusivity(unchecked) private var same = true
     @exclusivity(unchecked) private var cursor = 0
-    @exclusivity(unchecked) private var versions: [UInt64] = []
     /// Once the reads differ: which previous sources were read again, and what was read.
     @exclusivity(unchecked) private var reused: [Bool] = []
     @exclusivity(unchecked) private var sources: [SourceLink] = []
@@ -59,15 +54,14 @@ final class SyntheticFrame: EvaluationFrame {
         self.node = node
     }
 
-    /// Starts an evaluation whose previous one read `previous`.
+    /// Starts an evaluation whose previous one read `previous` (taken from the property: the
+    /// frame updates it in place).
     @usableFromInline
-    func begin(previous: [SourceLink]) {
+    func begin(previous: consuming [SourceLink]) {
         self.previous = previous
         same = true
         cursor = 0
         lastRecorded = -1
-        versions.removeAll(keepingCapacity: true)
-        for link in previous { versions.append(link.version) }
     }
 
     /// Ends the evaluation: what it read.
@@ -78,13 +72,9 @@ final class SyntheticFrame: EvaluationFrame {
             sources = []
         }
         if same {
-            if cursor == previous.count { return .same(versions: versions) }
-            let kept = previous.indices.prefix(cursor).map { index in
-                var link = previous[index]
-                link.version = versions[index]
-                return link
-            }
-            return .changed(sources: kept, dropped: Array(previous[cursor...]))
+            if cursor == previous.count { return .same(sources: previous) }
+            return .changed(
+                sources: Array(previous[..<cursor]), dropped: Array(previous[cursor...]))
         }
         var dropped: [SourceLink] = []
         for index in previous.indices where !reused[index] { dropped.append(previous[index]) }
@@ -138,14 +128,8 @@ final class SyntheticFrame: EvaluationFrame {
         sources = []
         sources.reserveCapacity(previous.count + 1)
         reused.removeAll(keepingCapacity: true)
-        for index in previous.indices {
-            reused.append(index < cursor)
-            if index < cursor {
-                var link = previous[index]
-                link.version = versions[index]
-                sources.append(link)
-            }
-        }
+        for index in previous.indices { reused.append(index < cursor) }
+        sources.append(contentsOf: previous[..<cursor])
         lastRecorded = sources.count - 1
     }
 
@@ -154,7 +138,7 @@ final class SyntheticFrame: EvaluationFrame {
     func recordVersion(_ version: UInt64) {
         guard lastRecorded >= 0 else { return }
         if same {
-            versions[lastRecorded] = version
+            previous[lastRecorded].version = version
         } else {
             sources[lastRecorded].version = version
         }

@@ -111,7 +111,7 @@ struct SyntheticState {
         -> Bool
     {
         computingThread = nil
-        read.apply(to: &sources)
+        sources = read.sources
         guard marks == startMarks else {
             // The sources' versions now are those this dropped evaluation saw: a later check
             // would find none moved. Compute again instead (unless a set made it valid).
@@ -123,6 +123,15 @@ struct SyntheticState {
         hasValue = true
         version &+= 1
         return true
+    }
+
+    /// The sources of the last evaluation, handed to the one starting (which gives them back in
+    /// ``finishEvaluation(changed:read:marks:)``): only the computing thread uses them meanwhile.
+    @usableFromInline
+    mutating func takeSources() -> [SourceLink] {
+        var taken: [SourceLink] = []
+        swap(&taken, &sources)
+        return taken
     }
 
     /// Gives up computing (the owner died): the next read tries again.
