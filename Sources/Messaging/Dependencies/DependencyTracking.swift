@@ -186,7 +186,7 @@ package enum DependencyTracking {
                 next += 1
                 work.propagate()
             }
-            context.queued.removeAll(keepingCapacity: true)
+            context.queued.removeAllKeepingCapacity()
         }
     }
 
@@ -206,11 +206,11 @@ package enum DependencyTracking {
     @usableFromInline
     package static func takeMarkedWork() -> [any PropagationWork] {
         let context = ThreadContext.forThisThread
-        context.keptAlive.removeAll(keepingCapacity: true)
+        context.keptAlive.removeAllKeepingCapacity()
         let start = context.markedFrom
         guard context.queued.count > start else { return [] }
         let work = Array(context.queued[start...])
-        context.queued.removeSubrange(start...)
+        while context.queued.count > start { context.queued.removeLast() }
         return work
     }
 
@@ -313,5 +313,13 @@ final class ThreadContext {
         let context = ThreadContext()
         pthread_setspecific(key, Unmanaged.passRetained(context).toOpaque())
         return context
+    }
+}
+
+extension Array {
+    /// `removeAll(keepingCapacity: true)` for the few elements these queues hold: popping them
+    /// one by one is cheaper than the generic `replaceSubrange` that `removeAll` goes through.
+    fileprivate mutating func removeAllKeepingCapacity() {
+        while popLast() != nil {}
     }
 }
