@@ -278,7 +278,11 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         guard let frame = DependencyTracking.currentFrame as? SyntheticFrame else {
             return refreshedValue()
         }
-        frame.record(self, node: self)
+        frame.record(self) { property in
+            var version: UInt64 = 0
+            _ = unsafeDowncast(property, to: Synthetic.self).refreshedValue(version: &version)
+            return version
+        }
         var version: UInt64 = 0
         let value = refreshedValue(version: &version)
         frame.recordVersion(version)
@@ -327,8 +331,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             case .check(let sources, let marks):
                 var moved = false
                 for index in sources.indices {
-                    guard let node = sources[index].node else { continue }
-                    if node.refreshedVersion() != sources[index].version {
+                    guard let refresh = sources[index].refresh else { continue }
+                    if refresh(sources[index].source) != sources[index].version {
                         moved = true
                         break
                     }
@@ -504,12 +508,6 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
 }
 
 extension Synthetic: SyntheticNode {
-    @usableFromInline func refreshedVersion() -> UInt64 {
-        var version: UInt64 = 0
-        _ = refreshedValue(version: &version)
-        return version
-    }
-
     @usableFromInline var nodeName: String {
         let name = core.lock.withLock { self.name } ?? "?"
         return "\(Owner.self).\(name)"

@@ -4,8 +4,6 @@ import Transforms
 /// the debugging tools need of it.
 @usableFromInline
 protocol SyntheticNode: AnyObject, Dependent, DependencySource, PropagationWork {
-    /// Refreshes the value if it may be stale and returns its version.
-    func refreshedVersion() -> UInt64
     /// A name for messages: `Type.property` where known.
     var nodeName: String { get }
     /// The thread computing the value, if one is.
@@ -82,12 +80,12 @@ final class SyntheticFrame: EvaluationFrame {
     }
 
     @usableFromInline func recordRead(of source: any DependencySource) {
-        record(source, node: nil)
+        record(source, refresh: nil)
     }
 
-    /// Records a read of `source` (`node` if it is a synthetic property).
+    /// Records a read of `source` (with `refresh` if it is a synthetic property).
     @usableFromInline
-    func record(_ source: any DependencySource, node sourceNode: (any SyntheticNode)?) {
+    func record(_ source: any DependencySource, refresh: VersionRefresh?) {
         let identity = ObjectIdentifier(source)
         if same {
             if cursor < previous.count, previous[cursor].identity == identity {
@@ -119,7 +117,7 @@ final class SyntheticFrame: EvaluationFrame {
             return
         }
         source.addDependent(node)
-        append(SourceLink(source: source, node: sourceNode, version: 0))
+        append(SourceLink(source: source, refresh: refresh, version: 0))
     }
 
     /// The reads stop following the previous evaluation's: copy what was read so far.
