@@ -80,16 +80,18 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// The cached value (valid or not), if there is one.
     @usableFromInline @exclusivity(unchecked) var cached: Value?
     /// The value the observers last heard of, while observed.
-    @exclusivity(unchecked) private var told: Value?
+    @usableFromInline @exclusivity(unchecked) var told: Value?
     @usableFromInline @exclusivity(unchecked) weak var owner: Owner?
     @exclusivity(unchecked) private var name: String?
     /// The thread binding the owner, while it observes the declared paths.
     @exclusivity(unchecked) private var binding: ObjectIdentifier?
     /// Who set the value that the observers are to be told of next (a hybrid set).
-    @exclusivity(unchecked) private var setter: AnyAuthor?
+    @usableFromInline @exclusivity(unchecked) var setter: AnyAuthor?
     @exclusivity(unchecked) private var declaredObservations: [AnyObject] = []
     /// The frame of this property's evaluation (one at a time), made once.
     @usableFromInline @exclusivity(unchecked) var frameStorage: SyntheticFrame?
+    /// `tellObservers()`, specialized (see `init(compute:changeRule:dependencies:tell:)`).
+    @usableFromInline let tell: (AnyObject) -> Void
     @usableFromInline let isBound = Atomic<Bool>(false)
     /// How many times the function ran (for tests and benchmarks).
     @usableFromInline let evaluations = Atomic<Int>(0)
@@ -106,26 +108,42 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     ///     change along them invalidates the property. They may be unreachable at first.
     ///   - compute: computes the value from the owner (passed in, so that it need not be
     ///     captured).
-    public init(
+    @inlinable
+    public convenience init(
         dependsOn dependencies: [SyntheticDependency<Owner>] = [],
         _ compute: @escaping (Owner) -> Value
     ) {
-        self.compute = compute
-        changeRule = ChangeRule()
-        declared = dependencies
-        super.init()
-        core.setConnectionCountHandler { [weak self] in self?.observationCountChanged() }
+        self.init(
+            compute: compute, changeRule: ChangeRule(), dependencies: dependencies,
+            tell: { unsafeDowncast($0, to: Synthetic.self).tellObservers() })
     }
 
     /// A synthetic property whose value `compute` computes from the owner. (For `Equatable`
     /// values the comparison is then specialized in your module; the rule is the same.)
-    public init(
+    @inlinable
+    public convenience init(
         dependsOn dependencies: [SyntheticDependency<Owner>] = [],
         _ compute: @escaping (Owner) -> Value
     ) where Value: Equatable & SendableMetatype {
+        self.init(
+            compute: compute, changeRule: ChangeRule(equatable: Value.self),
+            dependencies: dependencies,
+            tell: { unsafeDowncast($0, to: Synthetic.self).tellObservers() })
+    }
+
+    /// The designated initializer. `tell` is ``tellObservers()``, made in the public
+    /// initializers (inlined where the property is declared) so that it runs specialized for
+    /// the property's types: called through ``PropagationWork`` it would run the generic code,
+    /// which looks up type metadata as it goes.
+    @usableFromInline
+    init(
+        compute: @escaping (Owner) -> Value, changeRule: ChangeRule<Value>,
+        dependencies: [SyntheticDependency<Owner>], tell: @escaping (AnyObject) -> Void
+    ) {
         self.compute = compute
-        changeRule = ChangeRule(equatable: Value.self)
+        self.changeRule = changeRule
         declared = dependencies
+        self.tell = tell
         super.init()
         core.setConnectionCountHandler { [weak self] in self?.observationCountChanged() }
     }
@@ -142,6 +160,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     ///     static func field(_ contact: Contact, _ key: String) -> String? { contact.fields[key] }
     /// }
     /// ```
+    @inlinable
     public convenience init(
         _ key: String, dependsOn dependencies: [SyntheticDependency<Owner>] = [],
         loader: @escaping (Owner, String) -> Value
@@ -157,6 +176,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     ///     Synthetic(owner: sheet, name: "total\(row)") { $0.cells[row].reduce(0, +) }
     /// }
     /// ```
+    @inlinable
     public convenience init(
         owner: Owner, name: String, dependsOn dependencies: [SyntheticDependency<Owner>] = [],
         _ compute: @escaping (Owner) -> Value
@@ -167,6 +187,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
 
     /// A synthetic property made at run time for `owner` (see
     /// `init(owner:name:dependsOn:_:)`), comparing values with `==`.
+    @inlinable
     public convenience init(
         owner: Owner, name: String, dependsOn dependencies: [SyntheticDependency<Owner>] = [],
         _ compute: @escaping (Owner) -> Value
@@ -196,7 +217,11 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     ) -> Value {
         get {
             let property = owner[keyPath: storageKeyPath]
-            property.bind(to: owner, name: wrappedKeyPath)
+            // No key path is used here, so none is made on each read: the name comes from
+            // reflection.
+            if _slowPath(!property.isBound.load(ordering: .acquiring)) {
+                property.bindSlowly(to: owner, name: nil)
+            }
             return property.value
         }
         set {
@@ -227,9 +252,12 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         bindSlowly(to: owner, name: name())
     }
 
+    /// Binds the owner, naming the property by reflection, or after `keyPath` (or `?`) where
+    /// the owner's mirror does not show it.
     @usableFromInline @inline(never)
-    func bindSlowly(to owner: Owner, name keyPath: AnyKeyPath) {
-        bind(to: owner, named: propertyName(in: owner) ?? String(describing: keyPath))
+    func bindSlowly(to owner: Owner, name keyPath: AnyKeyPath?) {
+        let name = propertyName(in: owner) ?? keyPath.map { String(describing: $0) } ?? "?"
+        bind(to: owner, named: name)
     }
 
     /// The name of the stored property of `owner` that holds this property (`_fullName`, named
@@ -241,6 +269,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     }
 
     /// Learns the owner and the property's name, and starts observing the declared paths.
+    @usableFromInline
     func bind(to owner: Owner, named name: String) {
         let thread = DependencyTracking.thisThread
         let binder = core.lock.withLock { () -> ObjectIdentifier? in
@@ -313,7 +342,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         }
         if let valid { return valid }
         let thread = DependencyTracking.beginRefresh()
-        defer { DependencyTracking.endRefresh() }
+        defer { DependencyTracking.endRefresh(on: thread) }
         var step = core.lock.withLock { state.beginRead(by: thread) }
         while true {
             switch step {
@@ -341,13 +370,13 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                     state.finishChecking(sourceMoved: moved, marks: marks)
                 }
             case .evaluate(let marks):
-                return evaluate(marks: marks, version: &version)
+                return evaluate(marks: marks, on: thread, version: &version)
             }
         }
     }
 
     @inlinable
-    func evaluate(marks: UInt64, version: inout UInt64) -> Value {
+    func evaluate(marks: UInt64, on thread: ObjectIdentifier, version: inout UInt64) -> Value {
         let (owner, frame) = core.lock.withLock { () -> (Owner?, SyntheticFrame?) in
             guard let owner = self.owner else { return (nil, nil) }
             if frameStorage == nil { frameStorage = SyntheticFrame(node: self) }
@@ -357,7 +386,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         }
         guard let owner, let frame else { return abandonEvaluation(version: &version) }
         evaluations.add(1, ordering: .relaxed)
-        let value = DependencyTracking.withFrame(frame) { compute(owner) }
+        let value = DependencyTracking.withFrame(frame, on: thread) { compute(owner) }
         let read = frame.finish()
         // Stop depending on what is no longer read while still computing: no other evaluation
         // of this property can subscribe to it meanwhile (and lose that to this late removal).
@@ -475,6 +504,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
 
     /// Brings an observed property up to date and tells its observers (in a propagation pass),
     /// on behalf of the property, unless the value told is one a hybrid set stored for another.
+    @inlinable
     func tellObservers() {
         let stillObserved = core.lock.withLock { () -> Bool in
             state.isQueued = false
@@ -540,7 +570,7 @@ extension Synthetic: SyntheticNode {
     }
 
     @usableFromInline package func propagate() {
-        tellObservers()
+        tell(self)
     }
 }
 

@@ -56,9 +56,9 @@ struct SyntheticState {
     @usableFromInline var computingThread: ObjectIdentifier?
     @usableFromInline var sources: [SourceLink] = []
     var dependents: DependentList?
-    var isObserved = false
+    @usableFromInline var isObserved = false
     /// Waiting in a thread's propagation queue.
-    var isQueued = false
+    @usableFromInline var isQueued = false
     /// Whether the observers have a value (the one they started from, or the last update's).
     var hasTold = false
 
@@ -218,6 +218,7 @@ struct SyntheticState {
     /// In the propagation pass, after refreshing: whether the observers may be told of the
     /// cached value (if it differs from what they last heard of), and whether they have heard of
     /// one yet.
+    @usableFromInline
     mutating func mayTell() -> (may: Bool, hasTold: Bool) {
         guard isObserved, freshness == .valid, hasValue else { return (false, hasTold) }
         defer { hasTold = true }

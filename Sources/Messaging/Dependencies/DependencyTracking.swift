@@ -76,14 +76,14 @@ package enum DependencyTracking {
 
     @usableFromInline
     static func recordReadInFrame(of source: any DependencySource) {
-        ThreadContext.current?.top?.recordRead(of: source)
+        ThreadContext.withCurrent { $0.top?.recordRead(of: source) }
     }
 
     /// The innermost evaluation frame open on this thread, if any.
     @usableFromInline
     package static var currentFrame: (any EvaluationFrame)? {
         guard openFrames.load(ordering: .relaxed) != 0 else { return nil }
-        return ThreadContext.current?.top
+        return ThreadContext.withCurrent { $0.top }
     }
 
     /// The evaluation frames open on this thread, outermost first.
@@ -97,13 +97,13 @@ package enum DependencyTracking {
         return frames.reversed()
     }
 
-    /// Runs `body` with `frame` open on this thread: the reads it makes go to `frame` (and not to
-    /// a frame opened before it).
+    /// Runs `body` with `frame` open on `thread` (this thread, as ``beginRefresh()`` returned
+    /// it): the reads it makes go to `frame` (and not to a frame opened before it).
     @usableFromInline
     package static func withFrame<Result>(
-        _ frame: any EvaluationFrame, _ body: () throws -> Result
+        _ frame: any EvaluationFrame, on thread: ObjectIdentifier, _ body: () throws -> Result
     ) rethrows -> Result {
-        let context = ThreadContext.forThisThread
+        let context = ThreadContext.of(thread)
         frame.parent = context.top
         context.top = frame
         openFrames.add(1, ordering: .relaxed)
@@ -138,20 +138,23 @@ package enum DependencyTracking {
     }
 
     /// Starts bringing a computed value up to date on this thread (checking its sources or
-    /// evaluating it), and returns this thread's identity. Work queued meanwhile (by a function
-    /// that set a variable) waits for ``endRefresh()`` of the outermost refresh: running it
-    /// inside would re-enter what is being computed.
+    /// evaluating it), and returns this thread's identity (for ``withFrame(_:on:_:)`` and
+    /// ``endRefresh(on:)``, which then need not look the thread up). Work queued meanwhile (by a
+    /// function that set a variable) waits for ``endRefresh(on:)`` of the outermost refresh:
+    /// running it inside would re-enter what is being computed.
     @usableFromInline
     package static func beginRefresh() -> ObjectIdentifier {
-        let context = ThreadContext.forThisThread
-        context.refreshes += 1
-        return ObjectIdentifier(context)
+        ThreadContext.withThisThread { context in
+            context.refreshes += 1
+            return ObjectIdentifier(context)
+        }
     }
 
-    /// Ends what ``beginRefresh()`` started; the outermost runs the work queued meanwhile.
+    /// Ends what ``beginRefresh()`` started on `thread` (this thread, as it returned it); the
+    /// outermost runs the work queued meanwhile.
     @usableFromInline
-    package static func endRefresh() {
-        let context = ThreadContext.forThisThread
+    package static func endRefresh(on thread: ObjectIdentifier) {
+        let context = ThreadContext.of(thread)
         context.refreshes -= 1
         if context.refreshes == 0, !context.queued.isEmpty { propagateQueuedWork() }
     }
@@ -196,26 +199,29 @@ package enum DependencyTracking {
     /// after unlocking: a last reference must not be released under the source's lock.
     @usableFromInline
     package static func markWhileLocked(_ dependents: DependentList) {
-        let context = ThreadContext.forThisThread
-        context.markedFrom = context.queued.count
-        mark(dependents, definitely: true, keepingAliveIn: context)
+        ThreadContext.withThisThread { context in
+            context.markedFrom = context.queued.count
+            mark(dependents, definitely: true, keepingAliveIn: context)
+        }
     }
 
     /// After ``markWhileLocked(_:)``, once unlocked: releases what it kept alive and returns the
     /// work it queued (taken out of this thread's queue, for whoever runs it).
     @usableFromInline
     package static func takeMarkedWork() -> [any PropagationWork] {
-        let context = ThreadContext.forThisThread
-        context.keptAlive.removeAllKeepingCapacity()
-        let start = context.markedFrom
-        guard context.queued.count > start else { return [] }
-        let work = Array(context.queued[start...])
-        while context.queued.count > start { context.queued.removeLast() }
-        return work
+        ThreadContext.withThisThread { context in
+            context.keptAlive.removeAllKeepingCapacity()
+            let start = context.markedFrom
+            guard context.queued.count > start else { return [] }
+            let work = Array(context.queued[start...])
+            while context.queued.count > start { context.queued.removeLast() }
+            return work
+        }
     }
 
     /// Queues `work` (taken by ``takeMarkedWork()``, maybe on another thread) on this thread and
     /// runs the queue (see ``propagateQueuedWork()``).
+    @usableFromInline
     package static func propagate(_ work: [any PropagationWork]) {
         ThreadContext.forThisThread.queued.append(contentsOf: work)
         propagateQueuedWork()
@@ -231,8 +237,10 @@ package enum DependencyTracking {
     private static func mark(
         _ dependents: DependentList, definitely: Bool, keepingAliveIn context: ThreadContext?
     ) {
-        for entry in dependents.entries {
-            guard let dependent = entry.reference else { continue }
+        // By index: iterating would copy each entry, and so its weak reference.
+        let entries = dependents.entries
+        for index in entries.indices {
+            guard let dependent = entries[index].reference else { continue }
             let next = dependent.sourceChanged(definitely: definitely)
             if let context {
                 context.keptAlive.append(dependent)
@@ -277,7 +285,8 @@ package final class DependentList: @unchecked Sendable {
 /// Used by its thread only, so its properties need no exclusivity checks at run time.
 final class ThreadContext {
     /// The innermost open frame (the others are its parents).
-    @exclusivity(unchecked) var top: (any EvaluationFrame)?
+    /// Not retained: an open frame is kept alive by the evaluation that opened it.
+    @exclusivity(unchecked) unowned(unsafe) var top: (any EvaluationFrame)?
     @exclusivity(unchecked) var queued: [any PropagationWork] = []
     @exclusivity(unchecked) var isPropagating = false
     /// Computed values being brought up to date on this thread (see `beginRefresh()`).
@@ -305,6 +314,30 @@ final class ThreadContext {
     static var current: ThreadContext? {
         guard let pointer = pthread_getspecific(key) else { return nil }
         return Unmanaged<ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// `body` applied to this thread's context, if it has made one, without retaining it (it
+    /// lives as long as its thread): for the reads recorded during evaluations.
+    @inline(__always)
+    static func withCurrent<Result>(_ body: (ThreadContext) -> Result?) -> Result? {
+        guard let pointer = pthread_getspecific(key) else { return nil }
+        return Unmanaged<ThreadContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// `body` applied to this thread's context (made on first use), without retaining it.
+    @inline(__always)
+    static func withThisThread<Result>(_ body: (ThreadContext) -> Result) -> Result {
+        guard let pointer = pthread_getspecific(key) else { return body(forThisThread) }
+        return Unmanaged<ThreadContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// The context whose identity `thread` is: the context of the calling thread, which keeps
+    /// it alive (only that thread may pass its own identity).
+    @inline(__always)
+    static func of(_ thread: ObjectIdentifier) -> ThreadContext {
+        Unmanaged<ThreadContext>.fromOpaque(
+            UnsafeRawPointer(bitPattern: UInt(bitPattern: thread)).unsafelyUnwrapped
+        ).takeUnretainedValue()
     }
 
     /// This thread's context, made on first use.

@@ -367,13 +367,14 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     /// called from inside one of this messenger's handlers), and always before the messages
     /// accepted after this call. So `work` never runs concurrently with a delivery of this
     /// messenger.
-    @usableFromInline
+    @inlinable
     package func performInTurn(_ work: @escaping () -> Void) {
         let queued = ClosureWork(work)
         carryOut(lock.withLock { admit(.work(queued)) }, of: queued)
     }
 
     /// What a thread whose queued work was admitted must do next.
+    @inlinable
     func carryOut(_ admission: Admission, of work: QueuedWork) {
         switch admission {
         case .deliverNow:
@@ -618,7 +619,7 @@ extension MessengerCore: DependencySource {
 
     /// After `markDependentsWhileLocked()`, once unlocked: hands the work it queued to this
     /// messenger's turn.
-    @usableFromInline
+    @inlinable
     func handOverMarkedWork() {
         let work = DependencyTracking.takeMarkedWork()
         if !work.isEmpty { performInTurn { DependencyTracking.propagate(work) } }

@@ -36,9 +36,11 @@ package class QueuedWork {
 }
 
 /// Work given as a closure (`MessengerCore.performInTurn(_:)`).
+@usableFromInline
 final class ClosureWork: QueuedWork {
     let body: () -> Void
 
+    @usableFromInline
     init(_ body: @escaping () -> Void) {
         self.body = body
     }
