@@ -237,10 +237,8 @@ package enum DependencyTracking {
     private static func mark(
         _ dependents: DependentList, definitely: Bool, keepingAliveIn context: ThreadContext?
     ) {
-        // By index: iterating would copy each entry, and so its weak reference.
-        let entries = dependents.entries
-        for index in entries.indices {
-            guard let dependent = entries[index].reference else { continue }
+        for entry in dependents.entries {
+            guard let dependent = entry.reference else { continue }
             let next = dependent.sourceChanged(definitely: definitely)
             if let context {
                 context.keptAlive.append(dependent)
@@ -255,9 +253,16 @@ package enum DependencyTracking {
 /// can use the list it read under the source's lock after unlocking.
 @usableFromInline
 package final class DependentList: @unchecked Sendable {
-    package struct Entry: @unchecked Sendable {
-        package weak var reference: (any Dependent)?
+    /// An object, not a struct: a struct with a weak reference is copied (and its reference
+    /// with it) each time it is read out of the array.
+    package final class Entry: @unchecked Sendable {
+        package weak let reference: (any Dependent)?
         let identity: ObjectIdentifier
+
+        init(reference: any Dependent, identity: ObjectIdentifier) {
+            self.reference = reference
+            self.identity = identity
+        }
     }
     package let entries: [Entry]
 
