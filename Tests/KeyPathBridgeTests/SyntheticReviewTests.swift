@@ -28,6 +28,14 @@ final class Tenfold {
     @Synthetic({ (t: Tenfold) in t.x * 10 }) var tenfold: Int
 }
 
+/// An owner whose mirror hides its properties.
+final class Hidden: CustomReflectable {
+    @ObservableVar var x = 1
+    @Synthetic({ (h: Hidden) in h.x + 1 }) var plusOne: Int
+    @Synthetic({ (h: Hidden) in h.x + 2 }) var plusTwo: Int
+    var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+
 @Suite("Synthetic properties: review findings", .serialized)
 struct SyntheticReviewTests {
     @Test("an evaluation dropped because of a change meanwhile leaves no stale value behind")
@@ -69,6 +77,16 @@ struct SyntheticReviewTests {
         #expect(contact.invalidateSyntheticProperty(named: "fullName"))
         #expect(!contact.invalidateSyntheticProperty(named: "first"))
         #expect(!contact.invalidateSyntheticProperty(named: "nothing"))
+    }
+
+    @Test("a property that the owner's mirror hides, read first through its getter, has a name")
+    func hiddenPropertiesNamedApart() {
+        let hidden = Hidden()
+        #expect(hidden.plusOne == 2)
+        #expect(hidden.plusTwo == 3)
+        let names = [hidden.$plusOne.debugName, hidden.$plusTwo.debugName]
+        #expect(names.allSatisfy { $0?.hasPrefix("<unnamed Int ") == true })
+        #expect(names[0] != names[1])
     }
 
     @Test("a synthetic property made at run time names itself in messages")

@@ -252,11 +252,15 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         bindSlowly(to: owner, name: name())
     }
 
-    /// Binds the owner, naming the property by reflection, or after `keyPath` (or `?`) where
-    /// the owner's mirror does not show it.
+    /// Binds the owner, naming the property by reflection. Where the owner's mirror does not
+    /// show it (a `CustomReflectable` owner), the name is `keyPath`'s description if the first
+    /// access passed one (the setter, `$name`), else made from the property's identity, so that
+    /// two such properties still differ in a cycle's message.
     @usableFromInline @inline(never)
     func bindSlowly(to owner: Owner, name keyPath: AnyKeyPath?) {
-        let name = propertyName(in: owner) ?? keyPath.map { String(describing: $0) } ?? "?"
+        let name =
+            propertyName(in: owner) ?? keyPath.map { String(describing: $0) }
+            ?? "<unnamed \(Value.self) \(ObjectIdentifier(self))>"
         bind(to: owner, named: name)
     }
 

@@ -208,22 +208,32 @@ package enum DependencyTracking {
     /// After ``markWhileLocked(_:)``, once unlocked: releases what it kept alive and returns the
     /// work it queued (taken out of this thread's queue, for whoever runs it).
     @usableFromInline
-    package static func takeMarkedWork() -> [any PropagationWork] {
+    package static func takeMarkedWork() -> MarkedWork {
         ThreadContext.withThisThread { context in
             context.keptAlive.removeAllKeepingCapacity()
             let start = context.markedFrom
-            guard context.queued.count > start else { return [] }
-            let work = Array(context.queued[start...])
-            while context.queued.count > start { context.queued.removeLast() }
-            return work
+            switch context.queued.count - start {
+            case ..<1:
+                return .none
+            case 1:
+                return .one(context.queued.removeLast())
+            default:
+                let work = Array(context.queued[start...])
+                while context.queued.count > start { context.queued.removeLast() }
+                return .many(work)
+            }
         }
     }
 
     /// Queues `work` (taken by ``takeMarkedWork()``, maybe on another thread) on this thread and
     /// runs the queue (see ``propagateQueuedWork()``).
     @usableFromInline
-    package static func propagate(_ work: [any PropagationWork]) {
-        ThreadContext.forThisThread.queued.append(contentsOf: work)
+    package static func propagate(_ work: MarkedWork) {
+        switch work {
+        case .none: return
+        case .one(let work): ThreadContext.forThisThread.queued.append(work)
+        case .many(let work): ThreadContext.forThisThread.queued.append(contentsOf: work)
+        }
         propagateQueuedWork()
     }
 
@@ -246,6 +256,21 @@ package enum DependencyTracking {
             }
             if let next { mark(next, definitely: false, keepingAliveIn: context) }
         }
+    }
+}
+
+/// The work that marking queued (see ``DependencyTracking/takeMarkedWork()``): usually none or
+/// one item, which need no array.
+@usableFromInline
+package enum MarkedWork {
+    case none
+    case one(any PropagationWork)
+    case many([any PropagationWork])
+
+    /// Whether there is work.
+    @inlinable package var isEmpty: Bool {
+        if case .none = self { return true }
+        return false
     }
 }
 
@@ -340,7 +365,10 @@ final class ThreadContext {
     /// it alive (only that thread may pass its own identity).
     @inline(__always)
     static func of(_ thread: ObjectIdentifier) -> ThreadContext {
-        Unmanaged<ThreadContext>.fromOpaque(
+        assert(
+            current.map(ObjectIdentifier.init) == thread,
+            "Herald: a thread's identity was used on another thread")
+        return Unmanaged<ThreadContext>.fromOpaque(
             UnsafeRawPointer(bitPattern: UInt(bitPattern: thread)).unsafelyUnwrapped
         ).takeUnretainedValue()
     }

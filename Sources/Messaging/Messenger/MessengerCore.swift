@@ -72,13 +72,30 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             }
             return sequence
         }
-        if _slowPath(hasDependents) { handOverMarkedWork() }
         if let (message, receivers) = consume delivery {
-            Self.deliver(message, from: author, sequence: sequence, to: receivers)
+            if _slowPath(hasDependents) {
+                deliverThenPropagate(message, from: author, sequence: sequence, to: receivers)
+            } else {
+                Self.deliver(message, from: author, sequence: sequence, to: receivers)
+            }
             finishDelivering()
-        } else if mustDrain {
-            drainPending()
+        } else {
+            if _slowPath(hasDependents) { handOverMarkedWork() }
+            if mustDrain { drainPending() }
         }
+    }
+
+    /// Delivers a message that marked dependents, then runs the work the marking queued, still
+    /// in this messenger's turn (this thread delivers): as ``handOverMarkedWork()`` would have it
+    /// run, without queuing it as a closure.
+    @inlinable @inline(never)
+    func deliverThenPropagate(
+        _ message: Message, from author: AnyAuthor, sequence: UInt64,
+        to receivers: borrowing ConnectionList.Slots
+    ) {
+        let work = DependencyTracking.takeMarkedWork()
+        Self.deliver(message, from: author, sequence: sequence, to: receivers)
+        if !work.isEmpty { DependencyTracking.propagate(work) }
     }
 
     /// What a thread that brings work must do.
@@ -617,8 +634,8 @@ extension MessengerCore: DependencySource {
         if let dependents { DependencyTracking.markWhileLocked(dependents) }
     }
 
-    /// After `markDependentsWhileLocked()`, once unlocked: hands the work it queued to this
-    /// messenger's turn.
+    /// After `markDependentsWhileLocked()`, once unlocked, when another thread delivers: hands
+    /// the work it queued to this messenger's turn.
     @inlinable
     func handOverMarkedWork() {
         let work = DependencyTracking.takeMarkedWork()
