@@ -222,7 +222,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             if _slowPath(!property.isBound.load(ordering: .acquiring)) {
                 property.bindSlowly(to: owner, name: nil)
             }
-            return property.value
+            return property.value(readThrough: owner)
         }
         set {
             let property = owner[keyPath: storageKeyPath]
@@ -307,9 +307,16 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
 
     /// The value: the cached one while valid, else computed now.
     @inlinable
-    public var value: Value {
+    public var value: Value { value(readThrough: nil) }
+
+    /// The value, read through `reader` (the owner, which the wrapper's getter has at hand) if
+    /// given: an evaluation then computes from it instead of loading the weakly held owner,
+    /// which costs a slow retain and release of it.
+    @inlinable
+    func value(readThrough reader: Owner?) -> Value {
         guard let frame = DependencyTracking.currentFrame as? SyntheticFrame else {
-            return refreshedValue()
+            var version: UInt64 = 0
+            return refreshedValue(readThrough: reader, version: &version)
         }
         frame.record(self) { property in
             var version: UInt64 = 0
@@ -317,7 +324,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             return version
         }
         var version: UInt64 = 0
-        let value = refreshedValue(version: &version)
+        let value = refreshedValue(readThrough: reader, version: &version)
         frame.recordVersion(version)
         return value
     }
@@ -338,6 +345,13 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// Brings the value up to date and returns it, and its version in `version`.
     @inlinable
     func refreshedValue(version: inout UInt64) -> Value {
+        refreshedValue(readThrough: nil, version: &version)
+    }
+
+    /// Brings the value up to date and returns it, and its version in `version`; an evaluation
+    /// computes from `reader` if given (see `value(readThrough:)`).
+    @inlinable
+    func refreshedValue(readThrough reader: Owner?, version: inout UInt64) -> Value {
         // Valid, and nobody computing: the common case, without finding out the thread.
         let valid = core.lock.withLock { () -> Value? in
             guard state.freshness == .valid, state.computingThread == nil else { return nil }
@@ -374,23 +388,34 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                     state.finishChecking(sourceMoved: moved, marks: marks)
                 }
             case .evaluate(let marks):
-                return evaluate(marks: marks, on: thread, version: &version)
+                return evaluate(readThrough: reader, marks: marks, on: thread, version: &version)
             }
         }
     }
 
+    /// Computes the value (from `reader`, the owner, if given; else from the owner it holds
+    /// weakly) and stores it unless it was invalidated meanwhile.
     @inlinable
-    func evaluate(marks: UInt64, on thread: ObjectIdentifier, version: inout UInt64) -> Value {
+    func evaluate(
+        readThrough reader: Owner?, marks: UInt64, on thread: ObjectIdentifier,
+        version: inout UInt64
+    ) -> Value {
         let (owner, frame) = core.lock.withLock { () -> (Owner?, SyntheticFrame?) in
-            guard let owner = self.owner else { return (nil, nil) }
+            var owner: Owner? = nil
+            if reader == nil {
+                guard let held = self.owner else { return (nil, nil) }
+                owner = held
+            }
             if frameStorage == nil { frameStorage = SyntheticFrame(node: self) }
             let frame = frameStorage.unsafelyUnwrapped
             frame.begin(previous: state.takeSources())
             return (owner, frame)
         }
-        guard let owner, let frame else { return abandonEvaluation(version: &version) }
+        guard let frame else { return abandonEvaluation(version: &version) }
         evaluations.add(1, ordering: .relaxed)
-        let value = DependencyTracking.withFrame(frame, on: thread) { compute(owner) }
+        let value = DependencyTracking.withFrame(frame, on: thread) {
+            if let reader { compute(reader) } else { compute(owner.unsafelyUnwrapped) }
+        }
         let read = frame.finish()
         // Stop depending on what is no longer read while still computing: no other evaluation
         // of this property can subscribe to it meanwhile (and lose that to this late removal).

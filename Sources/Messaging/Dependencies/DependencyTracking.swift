@@ -250,11 +250,10 @@ package enum DependencyTracking {
         for entry in dependents.entries {
             guard let dependent = entry.reference else { continue }
             let next = dependent.sourceChanged(definitely: definitely)
-            if let context {
-                context.keptAlive.append(dependent)
-                if let next { context.keptAlive.append(next) }
-            }
+            // (`next` needs no keeping: releasing a list runs nothing but weak references'
+            // ends.)
             if let next { mark(next, definitely: false, keepingAliveIn: context) }
+            if let context { context.keptAlive.append(consume dependent) }
         }
     }
 }
