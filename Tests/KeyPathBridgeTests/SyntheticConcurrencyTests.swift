@@ -36,8 +36,43 @@ final class Partner: @unchecked Sendable {
     @Synthetic({ (p: Partner) in p.own + (p.other?.own ?? 0) }) var withOther: Int
 }
 
+/// A variable and a synthetic property over it.
+final class Tens: @unchecked Sendable {
+    @ObservableVar var a = 0
+    @Synthetic({ (t: Tens) in t.a * 10 }) var tenfold: Int
+}
+
 @Suite("Synthetic properties: concurrency", .serialized)
 struct SyntheticConcurrencyTests {
+    @Test("order: another thread's change queued behind a delivery is heard before the value")
+    func changeQueuedBehindDeliveryHeardFirst() {
+        let tens = Tens()
+        let observer = TestObserver()
+        let log = Recording<String>()
+        let entered = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        observer.observe(tens.$a) { update in
+            log.append("a \(update.new)")
+            if update.new == 1 {
+                entered.signal()
+                gate.wait()
+            }
+        }
+        observer.observe(tens.$tenfold) { update in log.append("tenfold \(update.new)") }
+        let box = UncheckedBox(tens)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            box.value.a = 1
+            done.signal()
+        }
+        entered.wait()
+        // The other thread delivers: this change is queued behind its delivery of 1.
+        tens.a = 2
+        gate.signal()
+        done.wait()
+        #expect(log.elements == ["a 1", "a 2", "tenfold 20"])
+    }
+
     @Test("threads: a reader waits for another thread's evaluation instead of running it again")
     func readerWaitsForRunningEvaluation() {
         let gated = Gated()

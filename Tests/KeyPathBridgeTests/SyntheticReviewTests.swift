@@ -89,6 +89,20 @@ struct SyntheticReviewTests {
         #expect(names[0] != names[1])
     }
 
+    @Test("order: a handler's change of the variable is heard before the value computed from it")
+    func reentrantChangeHeardFirst() {
+        let tens = Tens()
+        let observer = TestObserver()
+        let log = Recording<String>()
+        observer.observe(tens.$a) { update in
+            log.append("a \(update.new)")
+            if update.new == 1 { tens.a = 2 }
+        }
+        observer.observe(tens.$tenfold) { update in log.append("tenfold \(update.new)") }
+        tens.a = 1
+        #expect(log.elements == ["a 1", "a 2", "tenfold 20"])
+    }
+
     @Test("a synthetic property made at run time names itself in messages")
     func madeAtRunTimeHasAName() {
         let contact = Contact()

@@ -86,8 +86,8 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     }
 
     /// Delivers a message that marked dependents, then runs the work the marking queued, still
-    /// in this messenger's turn (this thread delivers): as ``handOverMarkedWork()`` would have it
-    /// run, without queuing it as a closure.
+    /// in this messenger's turn (this thread delivers), without queuing it as a closure unless
+    /// messages wait (see ``propagateInTurn(_:)``).
     @inlinable @inline(never)
     func deliverThenPropagate(
         _ message: Message, from author: AnyAuthor, sequence: UInt64,
@@ -95,7 +95,21 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     ) {
         let work = DependencyTracking.takeMarkedWork()
         Self.deliver(message, from: author, sequence: sequence, to: receivers)
-        if !work.isEmpty { DependencyTracking.propagate(work) }
+        if !work.isEmpty { propagateInTurn(work) }
+    }
+
+    /// Runs work that marking queued, on the delivering thread, after what waits in this
+    /// messenger's queue: messages accepted since (a handler that set the variable again,
+    /// another thread's change) carry values that the work computes from, so the variable's
+    /// observers hear of them first. A change accepted while the work runs can still be in the
+    /// values it computes from.
+    @usableFromInline
+    func propagateInTurn(_ work: MarkedWork) {
+        if role.load(ordering: .acquiring) & Self.hasPending != 0 {
+            performInTurn { [self] in propagateInTurn(work) }
+        } else {
+            DependencyTracking.propagate(work)
+        }
     }
 
     /// What a thread that brings work must do.
@@ -639,7 +653,7 @@ extension MessengerCore: DependencySource {
     @inlinable
     func handOverMarkedWork() {
         let work = DependencyTracking.takeMarkedWork()
-        if !work.isEmpty { performInTurn { DependencyTracking.propagate(work) } }
+        if !work.isEmpty { performInTurn { [self] in propagateInTurn(work) } }
     }
 
     /// The number of running observations, read while the lock is held by the caller (who
