@@ -81,7 +81,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @usableFromInline @exclusivity(unchecked) var cached: Value?
     /// The value the observers last heard of, while observed.
     @usableFromInline @exclusivity(unchecked) var told: Value?
-    @usableFromInline @exclusivity(unchecked) weak var owner: Owner?
+    /// The owner, once known (not kept alive).
+    @usableFromInline @exclusivity(unchecked) var owner = OwnerReference<Owner>()
     @exclusivity(unchecked) private var name: String?
     /// The thread binding the owner, while it observes the declared paths.
     @exclusivity(unchecked) private var binding: ObjectIdentifier?
@@ -145,7 +146,10 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         declared = dependencies
         self.tell = tell
         super.init()
-        core.setConnectionCountHandler { [weak self] in self?.observationCountChanged() }
+        // Not `[weak self]`: a weak reference would give the property a side table, which makes
+        // every retain and release of it slow (see `NativeWeak`).
+        let this = NativeWeak(self)
+        core.setConnectionCountHandler { this.object?.observationCountChanged() }
     }
 
     /// A synthetic property that one loader function serves together with others: the loader
@@ -277,8 +281,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     func bind(to owner: Owner, named name: String) {
         let thread = DependencyTracking.thisThread
         let binder = core.lock.withLock { () -> ObjectIdentifier? in
-            guard self.owner == nil else { return binding }
-            self.owner = owner
+            guard self.owner.object == nil else { return binding }
+            self.owner.set(owner)
             self.name = name
             binding = thread
             return nil
@@ -291,9 +295,10 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         }
         // Wiring a path reads properties: they are not dependencies of an evaluation that
         // happens to be the first to reach this property.
+        let this = NativeWeak(self)
         let observations = DependencyTracking.withoutFrames {
             declared.map { dependency in
-                dependency.observe(from: owner) { [weak self] in self?.invalidate() }
+                dependency.observe(from: owner) { this.object?.invalidate() }
             }
         }
         core.lock.withLock {
@@ -403,7 +408,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         let (owner, frame) = core.lock.withLock { () -> (Owner?, SyntheticFrame?) in
             var owner: Owner? = nil
             if reader == nil {
-                guard let held = self.owner else { return (nil, nil) }
+                guard let held = self.owner.object else { return (nil, nil) }
                 owner = held
             }
             if frameStorage == nil { frameStorage = SyntheticFrame(node: self) }

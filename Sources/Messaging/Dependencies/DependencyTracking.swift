@@ -248,12 +248,12 @@ package enum DependencyTracking {
         _ dependents: DependentList, definitely: Bool, keepingAliveIn context: ThreadContext?
     ) {
         for entry in dependents.entries {
-            guard let dependent = entry.reference else { continue }
-            let next = dependent.sourceChanged(definitely: definitely)
-            // (`next` needs no keeping: releasing a list runs nothing but weak references'
-            // ends.)
+            guard let live = entry.reference.object else { continue }
+            let next = entry.dependent.sourceChanged(definitely: definitely)
+            // (`next` needs no keeping: releasing a list runs nothing but the ends of
+            // references that do not keep their objects alive.)
             if let next { mark(next, definitely: false, keepingAliveIn: context) }
-            if let context { context.keptAlive.append(consume dependent) }
+            if let context { context.keptAlive.append(consume live) }
         }
     }
 }
@@ -277,16 +277,24 @@ package enum MarkedWork {
 /// can use the list it read under the source's lock after unlocking.
 @usableFromInline
 package final class DependentList: @unchecked Sendable {
-    /// An object, not a struct: a struct with a weak reference is copied (and its reference
-    /// with it) each time it is read out of the array.
+    /// An object, not a struct, so that marking reads it without copying it.
     package final class Entry: @unchecked Sendable {
-        package weak let reference: (any Dependent)?
+        /// Not `weak`: that would give every dependent a side table, slowing each retain and
+        /// release of it (see ``NativeWeak``). Dependents are Herald's own, native, objects.
+        let reference: NativeWeak<AnyObject>
+        /// The dependent, for calling it once `reference` gave it (retained) — never before,
+        /// when it may have begun to deinitialize.
+        unowned(unsafe) let dependent: any Dependent
         let identity: ObjectIdentifier
 
-        init(reference: any Dependent, identity: ObjectIdentifier) {
-            self.reference = reference
-            self.identity = identity
+        init(_ dependent: any Dependent) {
+            reference = NativeWeak(dependent)
+            self.dependent = dependent
+            identity = ObjectIdentifier(dependent)
         }
+
+        /// Whether the dependent has not begun to deinitialize.
+        var isLive: Bool { reference.object != nil }
     }
     package let entries: [Entry]
 
@@ -296,16 +304,16 @@ package final class DependentList: @unchecked Sendable {
     package static func adding(_ dependent: any Dependent, to list: DependentList?) -> DependentList
     {
         let identity = ObjectIdentifier(dependent)
-        let live = (list?.entries ?? []).filter { $0.reference != nil }
+        let live = (list?.entries ?? []).filter(\.isLive)
         if live.contains(where: { $0.identity == identity }) { return DependentList(live) }
-        return DependentList(live + [Entry(reference: dependent, identity: identity)])
+        return DependentList(live + [Entry(dependent)])
     }
 
     /// `list` without `dependent` (and without dependents that died), or nil if none is left.
     package static func removing(_ identity: ObjectIdentifier, from list: DependentList?)
         -> DependentList?
     {
-        let rest = (list?.entries ?? []).filter { $0.identity != identity && $0.reference != nil }
+        let rest = (list?.entries ?? []).filter { $0.identity != identity && $0.isLive }
         return rest.isEmpty ? nil : DependentList(rest)
     }
 }
