@@ -90,7 +90,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @usableFromInline @exclusivity(unchecked) var setter: AnyAuthor?
     @exclusivity(unchecked) private var declaredObservations: [AnyObject] = []
     /// The frame of this property's evaluation (one at a time), made once.
-    @usableFromInline @exclusivity(unchecked) var frameStorage: SyntheticFrame?
+    @usableFromInline @exclusivity(unchecked) var frameStorage: EvaluationFrame?
     /// `tellObservers()`, specialized (see `init(compute:changeRule:dependencies:tell:)`).
     @usableFromInline let tell: (AnyObject) -> Void
     @usableFromInline let isBound = Atomic<Bool>(false)
@@ -319,19 +319,21 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// which costs a slow retain and release of it.
     @inlinable
     func value(readThrough reader: Owner?) -> Value {
-        guard let frame = DependencyTracking.currentFrame as? SyntheticFrame else {
-            var version: UInt64 = 0
+        var version: UInt64 = 0
+        // The frame, open further up this thread's stack, lives until this returns.
+        guard let frame = DependencyTracking.currentFrame else {
             return refreshedValue(readThrough: reader, version: &version)
         }
-        frame.record(self) { property in
-            var version: UInt64 = 0
-            _ = unsafeDowncast(property, to: Synthetic.self).refreshedValue(version: &version)
-            return version
+        return frame._withUnsafeGuaranteedRef { frame in
+            frame.record(self) { property in
+                var version: UInt64 = 0
+                _ = unsafeDowncast(property, to: Synthetic.self).refreshedValue(version: &version)
+                return version
+            }
+            let value = refreshedValue(readThrough: reader, version: &version)
+            frame.recordVersion(version)
+            return value
         }
-        var version: UInt64 = 0
-        let value = refreshedValue(readThrough: reader, version: &version)
-        frame.recordVersion(version)
-        return value
     }
 
     /// Whether the cached value is valid (reading it then runs nothing).
@@ -405,13 +407,13 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         readThrough reader: Owner?, marks: UInt64, on thread: ObjectIdentifier,
         version: inout UInt64
     ) -> Value {
-        let (owner, frame) = core.lock.withLock { () -> (Owner?, SyntheticFrame?) in
+        let (owner, frame) = core.lock.withLock { () -> (Owner?, EvaluationFrame?) in
             var owner: Owner? = nil
             if reader == nil {
                 guard let held = self.owner.object else { return (nil, nil) }
                 owner = held
             }
-            if frameStorage == nil { frameStorage = SyntheticFrame(node: self) }
+            if frameStorage == nil { frameStorage = EvaluationFrame(for: self) }
             let frame = frameStorage.unsafelyUnwrapped
             frame.begin(previous: state.takeSources())
             return (owner, frame)

@@ -25,7 +25,7 @@ enum SyntheticCycle {
     @usableFromInline
     static func report(closingAt node: any SyntheticNode) -> Never {
         let names = DependencyTracking.openFramesOnThisThread.compactMap {
-            ($0 as? SyntheticFrame)?.node.nodeName
+            ($0.dependent as? any SyntheticNode)?.nodeName
         }
         fatalError(message(closingAt: node.nodeName, through: names))
     }
@@ -61,7 +61,7 @@ enum SyntheticCycle {
         while let computing = node.computingThread, computing != me {
             if let chain = chainOfWaits(from: computing, to: me) {
                 let names = DependencyTracking.openFramesOnThisThread.compactMap {
-                    ($0 as? SyntheticFrame)?.node.nodeName
+                    ($0.dependent as? any SyntheticNode)?.nodeName
                 }
                 fatalError(
                     message(closingAt: node.nodeName, through: names + chain)

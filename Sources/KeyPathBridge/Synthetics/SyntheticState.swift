@@ -11,26 +11,6 @@ enum Freshness: Equatable {
     case invalid
 }
 
-/// What a synthetic property's evaluation read: a source, and for a synthetic source the version
-/// it had.
-@usableFromInline
-struct SourceLink {
-    @usableFromInline let source: any DependencySource
-    /// For a synthetic source, how to refresh it (its version is then checked before a
-    /// recomputation, so an unchanged value recomputes nothing downstream).
-    @usableFromInline let refresh: VersionRefresh?
-    @usableFromInline var version: UInt64
-
-    var identity: ObjectIdentifier { ObjectIdentifier(source) }
-}
-
-/// Brings a synthetic property (the argument) up to date and returns its version. Made where the
-/// property's types are known (where it is read), so that it runs specialized for them: a call
-/// through the ``SyntheticNode`` protocol would run the generic code, which looks up type
-/// metadata as it goes.
-@usableFromInline
-typealias VersionRefresh = (AnyObject) -> UInt64
-
 /// The state of one synthetic property but its values (guarded by its messenger's lock; the
 /// property keeps the values beside it, so that this is not generic). Its methods decide; the
 /// property carries out what they return outside the lock, so this is tested without threads.

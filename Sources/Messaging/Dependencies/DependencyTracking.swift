@@ -30,17 +30,6 @@ package protocol Dependent: AnyObject {
     func sourceChanged(definitely: Bool) -> DependentList?
 }
 
-/// An evaluation in progress on this thread: it records what it reads.
-@usableFromInline
-package protocol EvaluationFrame: AnyObject {
-    /// The frame that was innermost when this one opened (set by ``DependencyTracking``).
-    var parent: (any EvaluationFrame)? { get set }
-
-    /// `source` was read (called before the value is read, so a change that follows the read
-    /// is never missed).
-    func recordRead(of source: any DependencySource)
-}
-
 /// Work that a change leaves for the end of its propagation (an observed computed property
 /// that must recompute and tell its observers).
 @usableFromInline
@@ -76,21 +65,24 @@ package enum DependencyTracking {
 
     @usableFromInline
     static func recordReadInFrame(of source: any DependencySource) {
-        ThreadContext.withCurrent { $0.top?.recordRead(of: source) }
+        ThreadContext.withCurrent { context in
+            context.top?._withUnsafeGuaranteedRef { $0.recordRead(of: source) }
+        }
     }
 
-    /// The innermost evaluation frame open on this thread, if any.
+    /// The innermost evaluation frame open on this thread, if any, unretained: it stays alive
+    /// while it is open, that is, until the caller returns to the evaluation that opened it.
     @usableFromInline
-    package static var currentFrame: (any EvaluationFrame)? {
+    package static var currentFrame: Unmanaged<EvaluationFrame>? {
         guard openFrames.load(ordering: .relaxed) != 0 else { return nil }
         return ThreadContext.withCurrent { $0.top }
     }
 
     /// The evaluation frames open on this thread, outermost first.
-    package static var openFramesOnThisThread: [any EvaluationFrame] {
-        var frames: [any EvaluationFrame] = []
+    package static var openFramesOnThisThread: [EvaluationFrame] {
+        var frames: [EvaluationFrame] = []
         var next = ThreadContext.current?.top
-        while let frame = next {
+        while let frame = next?.takeUnretainedValue() {
             frames.append(frame)
             next = frame.parent
         }
@@ -101,11 +93,12 @@ package enum DependencyTracking {
     /// it): the reads it makes go to `frame` (and not to a frame opened before it).
     @usableFromInline
     package static func withFrame<Result>(
-        _ frame: any EvaluationFrame, on thread: ObjectIdentifier, _ body: () throws -> Result
+        _ frame: EvaluationFrame, on thread: ObjectIdentifier, _ body: () throws -> Result
     ) rethrows -> Result {
         let context = ThreadContext.of(thread)
         frame.parent = context.top
-        context.top = frame
+        // Not retained: the caller keeps `frame` alive until this returns.
+        context.top = Unmanaged.passUnretained(frame)
         openFrames.add(1, ordering: .relaxed)
         defer {
             context.top = frame.parent
@@ -123,10 +116,10 @@ package enum DependencyTracking {
             return try body()
         }
         var depth = 0
-        var next: (any EvaluationFrame)? = saved
+        var next: Unmanaged<EvaluationFrame>? = saved
         while let frame = next {
             depth += 1
-            next = frame.parent
+            next = frame.takeUnretainedValue().parent
         }
         context.top = nil
         openFrames.subtract(depth, ordering: .relaxed)
@@ -323,7 +316,7 @@ package final class DependentList: @unchecked Sendable {
 final class ThreadContext {
     /// The innermost open frame (the others are its parents).
     /// Not retained: an open frame is kept alive by the evaluation that opened it.
-    @exclusivity(unchecked) unowned(unsafe) var top: (any EvaluationFrame)?
+    @exclusivity(unchecked) var top: Unmanaged<EvaluationFrame>?
     @exclusivity(unchecked) var queued: [any PropagationWork] = []
     @exclusivity(unchecked) var isPropagating = false
     /// Computed values being brought up to date on this thread (see `beginRefresh()`).
