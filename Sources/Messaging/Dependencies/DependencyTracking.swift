@@ -95,17 +95,18 @@ package enum DependencyTracking {
     package static func withFrame<Result>(
         _ frame: EvaluationFrame, on thread: ObjectIdentifier, _ body: () throws -> Result
     ) rethrows -> Result {
-        let context = ThreadContext.of(thread)
-        frame.parent = context.top
-        // Not retained: the caller keeps `frame` alive until this returns.
-        context.top = Unmanaged.passUnretained(frame)
-        openFrames.add(1, ordering: .relaxed)
-        defer {
-            context.top = frame.parent
-            frame.parent = nil
-            openFrames.subtract(1, ordering: .relaxed)
+        try ThreadContext.with(thread) { context in
+            frame.parent = context.top
+            // Not retained: the caller keeps `frame` alive until this returns.
+            context.top = Unmanaged.passUnretained(frame)
+            openFrames.add(1, ordering: .relaxed)
+            defer {
+                context.top = frame.parent
+                frame.parent = nil
+                openFrames.subtract(1, ordering: .relaxed)
+            }
+            return try body()
         }
-        return try body()
     }
 
     /// Runs `body` with no frame open on this thread (reads in it record nothing): for observers
@@ -147,9 +148,11 @@ package enum DependencyTracking {
     /// outermost runs the work queued meanwhile.
     @usableFromInline
     package static func endRefresh(on thread: ObjectIdentifier) {
-        let context = ThreadContext.of(thread)
-        context.refreshes -= 1
-        if context.refreshes == 0, !context.queued.isEmpty { propagateQueuedWork() }
+        let mustPropagate = ThreadContext.with(thread) { context in
+            context.refreshes -= 1
+            return context.refreshes == 0 && !context.queued.isEmpty
+        }
+        if mustPropagate { propagateQueuedWork() }
     }
 
     /// An identity of this thread, for telling who evaluates what.
@@ -188,21 +191,24 @@ package enum DependencyTracking {
 
     /// Marks `dependents` as changed, and recursively what depends on them, while the source's
     /// lock is held (so that no thread delivers the change before it is marked). What the marking
-    /// loaded is kept alive, and the work it queued is set apart, until ``takeMarkedWork()``
+    /// loaded is kept alive, and the work it queued is set apart, until ``takeMarkedWork(on:)``
     /// after unlocking: a last reference must not be released under the source's lock.
+    /// Returns this thread's identity (for ``takeMarkedWork(on:)``).
     @usableFromInline
-    package static func markWhileLocked(_ dependents: DependentList) {
+    package static func markWhileLocked(_ dependents: DependentList) -> ObjectIdentifier {
         ThreadContext.withThisThread { context in
             context.markedFrom = context.queued.count
             mark(dependents, definitely: true, keepingAliveIn: context)
+            return ObjectIdentifier(context)
         }
     }
 
-    /// After ``markWhileLocked(_:)``, once unlocked: releases what it kept alive and returns the
-    /// work it queued (taken out of this thread's queue, for whoever runs it).
+    /// After ``markWhileLocked(_:)``, once unlocked, on the `thread` it returned (this one):
+    /// releases what it kept alive and returns the work it queued (taken out of this thread's
+    /// queue, for whoever runs it).
     @usableFromInline
-    package static func takeMarkedWork() -> MarkedWork {
-        ThreadContext.withThisThread { context in
+    package static func takeMarkedWork(on thread: ObjectIdentifier) -> MarkedWork {
+        ThreadContext.with(thread) { context in
             context.keptAlive.removeAllKeepingCapacity()
             let start = context.markedFrom
             switch context.queued.count - start {
@@ -218,8 +224,8 @@ package enum DependencyTracking {
         }
     }
 
-    /// Queues `work` (taken by ``takeMarkedWork()``, maybe on another thread) on this thread and
-    /// runs the queue (see ``propagateQueuedWork()``).
+    /// Queues `work` (taken by ``takeMarkedWork(on:)``, maybe on another thread) on this thread
+    /// and runs the queue (see ``propagateQueuedWork()``).
     @usableFromInline
     package static func propagate(_ work: MarkedWork) {
         switch work {
@@ -251,7 +257,7 @@ package enum DependencyTracking {
     }
 }
 
-/// The work that marking queued (see ``DependencyTracking/takeMarkedWork()``): usually none or
+/// The work that marking queued (see ``DependencyTracking/takeMarkedWork(on:)``): usually none or
 /// one item, which need no array.
 @usableFromInline
 package enum MarkedWork {
@@ -327,7 +333,21 @@ final class ThreadContext {
     /// Where the work queued by the last `markWhileLocked` starts.
     @exclusivity(unchecked) var markedFrom = 0
 
-    private static let key: pthread_key_t = {
+    /// The thread-local storage key, plus one (0 until it is made). An atomic with a constant
+    /// initial value is initialized statically; a `static let` computed at first use would call
+    /// `swift_once` on every read, and this is read on every recorded read.
+    private static let keyPlusOne = Atomic<UInt>(0)
+
+    /// The thread-local storage key, made on first use.
+    @inline(__always)
+    private static var key: pthread_key_t {
+        let stored = keyPlusOne.load(ordering: .acquiring)
+        if _fastPath(stored != 0) { return pthread_key_t(truncatingIfNeeded: stored &- 1) }
+        return makeKey()
+    }
+
+    @inline(never)
+    private static func makeKey() -> pthread_key_t {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { pointer in
             #if canImport(Darwin)
@@ -337,8 +357,13 @@ final class ThreadContext {
             #endif
         }
         precondition(status == 0, "Herald: no thread-local storage key (\(status))")
-        return key
-    }()
+        let (made, existing) = keyPlusOne.compareExchange(
+            expected: 0, desired: UInt(key) + 1, ordering: .acquiringAndReleasing)
+        if made { return key }
+        // Another thread made one first.
+        pthread_key_delete(key)
+        return pthread_key_t(truncatingIfNeeded: existing &- 1)
+    }
 
     /// This thread's context, if it has made one.
     static var current: ThreadContext? {
@@ -361,16 +386,19 @@ final class ThreadContext {
         return Unmanaged<ThreadContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
-    /// The context whose identity `thread` is: the context of the calling thread, which keeps
-    /// it alive (only that thread may pass its own identity).
+    /// `body` applied to the context whose identity `thread` is, without retaining it: the
+    /// context of the calling thread, which keeps it alive (only that thread may pass its own
+    /// identity).
     @inline(__always)
-    static func of(_ thread: ObjectIdentifier) -> ThreadContext {
+    static func with<Result>(
+        _ thread: ObjectIdentifier, _ body: (ThreadContext) throws -> Result
+    ) rethrows -> Result {
         assert(
             current.map(ObjectIdentifier.init) == thread,
             "Herald: a thread's identity was used on another thread")
-        return Unmanaged<ThreadContext>.fromOpaque(
+        return try Unmanaged<ThreadContext>.fromOpaque(
             UnsafeRawPointer(bitPattern: UInt(bitPattern: thread)).unsafelyUnwrapped
-        ).takeUnretainedValue()
+        )._withUnsafeGuaranteedRef(body)
     }
 
     /// This thread's context, made on first use.

@@ -55,15 +55,13 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     package func send(from author: AnyAuthor, _ makeMessage: () -> Message?) {
         var delivery: (message: Message, receivers: ConnectionList.Slots)? = nil
         var mustDrain = false
-        var hasDependents = false
+        // The marking thread's identity, if the message marked dependents.
+        var marked: ObjectIdentifier? = nil
         let sequence = lock.withLock { () -> UInt64 in
             guard let message = makeMessage() else { return 0 }
             // Compared, not copied: a copy would retain (and release) on every send. Marked
             // here, before any thread can deliver the message.
-            if _slowPath(self.dependents != nil) {
-                hasDependents = true
-                markDependentsWhileLocked()
-            }
+            if _slowPath(self.dependents != nil) { marked = markDependentsWhileLocked() }
             let sequence = state.takeSequence()
             switch admit(.message(message, author: author, sequence: sequence)) {
             case .deliverNow: delivery = (message, state.connections.snapshot())
@@ -73,14 +71,15 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             return sequence
         }
         if let (message, receivers) = consume delivery {
-            if _slowPath(hasDependents) {
-                deliverThenPropagate(message, from: author, sequence: sequence, to: receivers)
+            if let marked {
+                deliverThenPropagate(
+                    message, from: author, sequence: sequence, to: receivers, markedOn: marked)
             } else {
                 Self.deliver(message, from: author, sequence: sequence, to: receivers)
             }
             finishDelivering()
         } else {
-            if _slowPath(hasDependents) { handOverMarkedWork() }
+            if let marked { handOverMarkedWork(markedOn: marked) }
             if mustDrain { drainPending() }
         }
     }
@@ -91,9 +90,9 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     @inlinable @inline(never)
     func deliverThenPropagate(
         _ message: Message, from author: AnyAuthor, sequence: UInt64,
-        to receivers: borrowing ConnectionList.Slots
+        to receivers: borrowing ConnectionList.Slots, markedOn thread: ObjectIdentifier
     ) {
-        let work = DependencyTracking.takeMarkedWork()
+        let work = DependencyTracking.takeMarkedWork(on: thread)
         Self.deliver(message, from: author, sequence: sequence, to: receivers)
         if !work.isEmpty { propagateInTurn(work) }
     }
@@ -643,16 +642,18 @@ extension MessengerCore: DependencySource {
     /// queues (observed synthetic properties telling their observers) runs in turn, right after
     /// this change's delivery, on the thread that delivers it: a variable's own observers hear
     /// of a change first.
+    /// Returns this thread's identity, for ``handOverMarkedWork(markedOn:)``.
     @usableFromInline
-    func markDependentsWhileLocked() {
-        if let dependents { DependencyTracking.markWhileLocked(dependents) }
+    func markDependentsWhileLocked() -> ObjectIdentifier? {
+        guard let dependents else { return nil }
+        return DependencyTracking.markWhileLocked(dependents)
     }
 
     /// After `markDependentsWhileLocked()`, once unlocked, when another thread delivers: hands
     /// the work it queued to this messenger's turn.
     @inlinable
-    func handOverMarkedWork() {
-        let work = DependencyTracking.takeMarkedWork()
+    func handOverMarkedWork(markedOn thread: ObjectIdentifier) {
+        let work = DependencyTracking.takeMarkedWork(on: thread)
         if !work.isEmpty { performInTurn { [self] in propagateInTurn(work) } }
     }
 
