@@ -473,9 +473,9 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// Invalidates the value and what depends on it, and queues what is observed, running
     /// nothing.
     func markInvalid() {
-        if let next = sourceChanged(definitely: true) {
-            DependencyTracking.mark(next, definitely: false)
-        }
+        let change = sourceChanged(definitely: true)
+        if change.mustPropagate { DependencyTracking.enqueue(self) }
+        if let next = change.dependents { DependencyTracking.mark(next, definitely: false) }
     }
 
     /// Stores `value` as the valid value without calling the function (a hybrid property), until
@@ -583,14 +583,13 @@ extension Synthetic: SyntheticNode {
         core.lock.withLock { state.computingThread }
     }
 
-    @usableFromInline package func sourceChanged(definitely: Bool) -> DependentList? {
+    @usableFromInline package func sourceChanged(definitely: Bool) -> SourceChange {
         let action = core.lock.withLock { () -> SyntheticState.MarkAction in
             // The value told next is no longer the one that was set.
             setter = nil
             return state.mark(definitely: definitely)
         }
-        if action.enqueue { DependencyTracking.enqueue(self) }
-        return action.dependents
+        return SourceChange(dependents: action.dependents, mustPropagate: action.enqueue)
     }
 
     @usableFromInline package func addDependent(_ dependent: any Dependent) {

@@ -19,15 +19,30 @@ package protocol DependencySource: AnyObject {
     func removeDependent(_ dependent: ObjectIdentifier)
 }
 
-/// Something whose value is computed from sources (a synthetic property).
+/// Something whose value is computed from sources (a synthetic property). As
+/// ``PropagationWork``, it brings itself up to date and tells its observers, if it is observed.
 @usableFromInline
-package protocol Dependent: AnyObject {
+package protocol Dependent: PropagationWork {
     /// A source it depends on changed (`definitely`), or one further up did (it may be stale).
-    /// Marks it, queues what its observers need (``DependencyTracking/enqueue(_:)``), and returns
-    /// its own dependents if they must hear that they may be stale. Called on the changing
-    /// thread before the change is delivered to anyone, possibly under the source's lock (see
+    /// Marks it, and returns what the marking must do next. Called on the changing thread
+    /// before the change is delivered to anyone, possibly under the source's lock (see
     /// ``DependencyTracking/markWhileLocked(_:)``): it must run no user code.
-    func sourceChanged(definitely: Bool) -> DependentList?
+    func sourceChanged(definitely: Bool) -> SourceChange
+}
+
+/// What a dependent that was marked asks of the marking.
+@usableFromInline
+package struct SourceChange {
+    /// Tell these dependents that they may be stale.
+    @usableFromInline package var dependents: DependentList?
+    /// Queue the dependent for propagation (it is observed).
+    @usableFromInline package var mustPropagate: Bool
+
+    @inlinable
+    package init(dependents: DependentList?, mustPropagate: Bool) {
+        self.dependents = dependents
+        self.mustPropagate = mustPropagate
+    }
 }
 
 /// Work that a change leaves for the end of its propagation (an observed computed property
@@ -113,9 +128,15 @@ package enum DependencyTracking {
     /// called while an evaluation is open.
     @usableFromInline
     package static func withoutFrames<Result>(_ body: () throws -> Result) rethrows -> Result {
-        guard let context = ThreadContext.current, let saved = context.top else {
-            return try body()
-        }
+        guard let context = ThreadContext.current else { return try body() }
+        return try withoutFrames(in: context, body)
+    }
+
+    /// `withoutFrames(_:)` on the thread whose context is `context` (this one).
+    private static func withoutFrames<Result>(
+        in context: ThreadContext, _ body: () throws -> Result
+    ) rethrows -> Result {
+        guard let saved = context.top else { return try body() }
         var depth = 0
         var next: Unmanaged<EvaluationFrame>? = saved
         while let frame = next {
@@ -163,7 +184,7 @@ package enum DependencyTracking {
 
     /// Queues `work` for the end of this thread's outermost propagation.
     package static func enqueue(_ work: any PropagationWork) {
-        ThreadContext.forThisThread.queued.append(work)
+        ThreadContext.withThisThread { $0.queued.append(work) }
     }
 
     /// Runs the queued work, in order, including work queued while it runs, unless this thread
@@ -171,14 +192,18 @@ package enum DependencyTracking {
     /// evaluating (the outermost evaluation runs it when it ends).
     @usableFromInline
     package static func propagateQueuedWork() {
-        let context = ThreadContext.forThisThread
+        ThreadContext.withThisThread { propagateQueuedWork(in: $0) }
+    }
+
+    /// `propagateQueuedWork()` on the thread whose context is `context` (this one).
+    private static func propagateQueuedWork(in context: ThreadContext) {
         guard !context.isPropagating, context.refreshes == 0, !context.queued.isEmpty else {
             return
         }
         context.isPropagating = true
         defer { context.isPropagating = false }
         // Observers called from here are not part of an evaluation that set a variable.
-        withoutFrames {
+        withoutFrames(in: context) {
             var next = 0
             while next < context.queued.count {
                 let work = context.queued[next]
@@ -198,7 +223,7 @@ package enum DependencyTracking {
     package static func markWhileLocked(_ dependents: DependentList) -> ObjectIdentifier {
         ThreadContext.withThisThread { context in
             context.markedFrom = context.queued.count
-            mark(dependents, definitely: true, keepingAliveIn: context)
+            mark(dependents, definitely: true, in: context, keepingAlive: true)
             return ObjectIdentifier(context)
         }
     }
@@ -228,31 +253,42 @@ package enum DependencyTracking {
     /// and runs the queue (see ``propagateQueuedWork()``).
     @usableFromInline
     package static func propagate(_ work: MarkedWork) {
-        switch work {
-        case .none: return
-        case .one(let work): ThreadContext.forThisThread.queued.append(work)
-        case .many(let work): ThreadContext.forThisThread.queued.append(contentsOf: work)
+        ThreadContext.withThisThread { context in
+            switch work {
+            case .none: return
+            case .one(let work): context.queued.append(work)
+            case .many(let work): context.queued.append(contentsOf: work)
+            }
+            propagateQueuedWork(in: context)
         }
-        propagateQueuedWork()
     }
 
-    /// Marks `dependents`, and recursively what depends on them, without running anything.
+    /// Marks `dependents`, and recursively what depends on them, queuing what is observed and
+    /// running nothing.
     @usableFromInline
     package static func mark(_ dependents: DependentList, definitely: Bool) {
-        mark(dependents, definitely: definitely, keepingAliveIn: nil)
+        ThreadContext.withThisThread { context in
+            mark(dependents, definitely: definitely, in: context, keepingAlive: false)
+        }
     }
 
-    /// `mark(_:definitely:)`, keeping what it loads alive in `context`, if given.
+    /// `mark(_:definitely:)` on the thread whose context is `context` (this one), keeping what
+    /// it loads alive in the context if `keepingAlive`.
     private static func mark(
-        _ dependents: DependentList, definitely: Bool, keepingAliveIn context: ThreadContext?
+        _ dependents: DependentList, definitely: Bool, in context: ThreadContext,
+        keepingAlive: Bool
     ) {
         for entry in dependents.entries {
             guard let live = entry.reference.object else { continue }
-            let next = entry.dependent.sourceChanged(definitely: definitely)
-            // (`next` needs no keeping: releasing a list runs nothing but the ends of
-            // references that do not keep their objects alive.)
-            if let next { mark(next, definitely: false, keepingAliveIn: context) }
-            if let context { context.keptAlive.append(consume live) }
+            let dependent = entry.dependent
+            let change = dependent.sourceChanged(definitely: definitely)
+            if change.mustPropagate { context.queued.append(dependent) }
+            // (`change.dependents` needs no keeping: releasing a list runs nothing but the ends
+            // of references that do not keep their objects alive.)
+            if let next = change.dependents {
+                mark(next, definitely: false, in: context, keepingAlive: keepingAlive)
+            }
+            if keepingAlive { context.keptAlive.append(consume live) }
         }
     }
 }
