@@ -234,7 +234,7 @@ package enum DependencyTracking {
     @usableFromInline
     package static func takeMarkedWork(on thread: ObjectIdentifier) -> MarkedWork {
         ThreadContext.with(thread) { context in
-            context.keptAlive.removeAllKeepingCapacity()
+            context.keptAlive.releaseAll()
             let start = context.markedFrom
             switch context.queued.count - start {
             case ..<1:
@@ -279,7 +279,7 @@ package enum DependencyTracking {
         keepingAlive: Bool
     ) {
         for entry in dependents.entries {
-            guard let live = entry.reference.object else { continue }
+            guard let live = entry.reference.retained() else { continue }
             let dependent = entry.dependent
             let change = dependent.sourceChanged(definitely: definitely)
             if change.mustPropagate { context.queued.append(dependent) }
@@ -288,7 +288,7 @@ package enum DependencyTracking {
             if let next = change.dependents {
                 mark(next, definitely: false, in: context, keepingAlive: keepingAlive)
             }
-            if keepingAlive { context.keptAlive.append(consume live) }
+            if keepingAlive { context.keptAlive.append(live) } else { live.release() }
         }
     }
 }
@@ -365,7 +365,7 @@ final class ThreadContext {
     @exclusivity(unchecked) var refreshes = 0
     /// What marking under a source's lock loaded, released after unlocking (see
     /// `markWhileLocked`).
-    @exclusivity(unchecked) var keptAlive: [AnyObject] = []
+    @exclusivity(unchecked) var keptAlive = RetainedObjects()
     /// Where the work queued by the last `markWhileLocked` starts.
     @exclusivity(unchecked) var markedFrom = 0
 
@@ -451,5 +451,43 @@ extension Array {
     /// one by one is cheaper than the generic `replaceSubrange` that `removeAll` goes through.
     fileprivate mutating func removeAllKeepingCapacity() {
         while popLast() != nil {}
+    }
+}
+
+/// Objects retained once each, released together later: what marking under a source's lock
+/// loaded (see `markWhileLocked`). A buffer of its own: appending an object to an array costs a
+/// uniqueness check and a retain, and marking appends once per dependent it reaches.
+struct RetainedObjects: ~Copyable {
+    private var storage = UnsafeMutablePointer<Unmanaged<AnyObject>>.allocate(capacity: 8)
+    private var capacity = 8
+    private var count = 0
+
+    /// Keeps `object`, which the caller retained once, until ``releaseAll()``.
+    @inline(__always)
+    mutating func append(_ object: Unmanaged<AnyObject>) {
+        if _slowPath(count == capacity) { grow() }
+        (storage + count).initialize(to: object)
+        count += 1
+    }
+
+    /// Releases what was kept (last first).
+    mutating func releaseAll() {
+        while count > 0 {
+            count -= 1
+            storage[count].release()
+        }
+    }
+
+    private mutating func grow() {
+        let larger = UnsafeMutablePointer<Unmanaged<AnyObject>>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: storage, count: count)
+        storage.deallocate()
+        storage = larger
+        capacity *= 2
+    }
+
+    deinit {
+        for index in 0..<count { storage[index].release() }
+        storage.deallocate()
     }
 }

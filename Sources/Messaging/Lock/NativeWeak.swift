@@ -61,7 +61,14 @@ package struct NativeWeak<Object: AnyObject>: ~Copyable, @unchecked Sendable {
     /// The object, retained, if there is one and it has not begun to deinitialize.
     @inlinable @inline(__always)
     package var object: Object? {
+        retained().map { $0.takeRetainedValue() }
+    }
+
+    /// The object retained once (for the caller to release), if there is one and it has not
+    /// begun to deinitialize.
+    @inlinable @inline(__always)
+    package func retained() -> Unmanaged<Object>? {
         guard let address, let retained = swiftTryRetain(address) else { return nil }
-        return Unmanaged<Object>.fromOpaque(retained).takeRetainedValue()
+        return Unmanaged<Object>.fromOpaque(retained)
     }
 }
