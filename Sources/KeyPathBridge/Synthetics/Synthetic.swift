@@ -391,9 +391,17 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                         break
                     }
                 }
+                // Valid again: the value and its version, in the same critical section.
+                var checked: Value? = nil
                 step = core.lock.withLock {
-                    state.finishChecking(sourceMoved: moved, marks: marks)
+                    let next = state.finishChecking(sourceMoved: moved, marks: marks)
+                    if case .valid = next {
+                        version = state.version
+                        checked = cached
+                    }
+                    return next
                 }
+                if let checked { return checked }
             case .evaluate(let marks):
                 return evaluate(readThrough: reader, marks: marks, on: thread, version: &version)
             }
