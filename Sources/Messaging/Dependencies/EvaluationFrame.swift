@@ -65,6 +65,8 @@ package final class EvaluationFrame {
     @exclusivity(unchecked) private var sources: [SourceLink] = []
     /// The index in `sources` (or, while `same`, in `previous`) of the last source recorded.
     @exclusivity(unchecked) private var lastRecorded = -1
+    /// The identity of the source recorded last: a read of it again records nothing.
+    @exclusivity(unchecked) private var lastIdentity: ObjectIdentifier?
 
     /// The frame of `dependent`'s evaluations.
     @usableFromInline
@@ -80,6 +82,7 @@ package final class EvaluationFrame {
         same = true
         cursor = 0
         lastRecorded = -1
+        lastIdentity = nil
     }
 
     /// Ends the evaluation: what it read.
@@ -109,6 +112,10 @@ package final class EvaluationFrame {
     @usableFromInline
     package func record(_ source: any DependencySource, refresh: VersionRefresh?) {
         let identity = ObjectIdentifier(source)
+        // The same source again (a property read several times in a row), the commonest repeat.
+        if identity == lastIdentity { return }
+        // Each way below ends with `lastRecorded` at this source.
+        lastIdentity = identity
         if same {
             if cursor < previous.count, previous[cursor].identity == identity {
                 lastRecorded = cursor
