@@ -11,7 +11,9 @@ let package = Package(
         .library(name: "KeyPathBridge", targets: ["KeyPathBridge"]),
     ],
     targets: [
-        .target(name: "Messaging"),
+        // Declares two Swift runtime functions for Messaging (see NativeWeak); no code of its own.
+        .target(name: "RuntimeShims"),
+        .target(name: "Messaging", dependencies: ["RuntimeShims"]),
         .target(name: "Transforms", dependencies: ["Messaging"]),
         .target(name: "KeyPathBridge", dependencies: ["Transforms"]),
         // Helpers shared by the test targets (recording observers, leak checks, thread helpers).

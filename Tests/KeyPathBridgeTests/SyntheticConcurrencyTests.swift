@@ -155,6 +155,27 @@ struct SyntheticConcurrencyTests {
         #expect(last.elements.last == gated.input * 2)
     }
 
+    /// Subscribing a property to a variable sweeps the variable's dependents list for dead
+    /// entries under the variable's lock. If that sweep took a retain (and a release) of each
+    /// live entry, a property whose last reference another thread dropped meanwhile died right
+    /// there, and its deinit took the variable's lock again. (A stress test: the window is a
+    /// few instructions wide and no hook can hold a thread inside the runtime's release.)
+    @Test("threads: properties made and dropped on one thread while another subscribes others")
+    func droppedWhileAnotherSubscribes() {
+        let tens = Tens()
+        let box = UncheckedBox(tens)
+        concurrently(threads: 2) { index in
+            for step in 0..<3_000 {
+                let property = Synthetic(owner: box.value, name: "p\(index)-\(step)") {
+                    $0.a + step
+                }
+                _ = property.value
+                if index == 0 { box.value.a = step }
+            }
+        }
+        #expect(tens.tenfold == tens.a * 10)
+    }
+
     @Test("threads: no deadlock when properties of two objects depend on each other's")
     func crossObjectNoDeadlock() {
         let a = Partner()

@@ -315,8 +315,9 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     public var value: Value { value(readThrough: nil) }
 
     /// The value, read through `reader` (the owner, which the wrapper's getter has at hand) if
-    /// given: an evaluation then computes from it instead of loading the weakly held owner,
-    /// which costs a slow retain and release of it.
+    /// given: an evaluation then computes from it instead of loading the owner, which the
+    /// property does not keep alive (an atomic retain and release, or, on Apple platforms, where
+    /// the owner is held `weak`, a slow one).
     @inlinable
     func value(readThrough reader: Owner?) -> Value {
         var version: UInt64 = 0
@@ -408,8 +409,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         }
     }
 
-    /// Computes the value (from `reader`, the owner, if given; else from the owner it holds
-    /// weakly) and stores it unless it was invalidated meanwhile.
+    /// Computes the value (from `reader`, the owner, if given; else from the owner it refers to
+    /// without keeping it alive) and stores it unless it was invalidated meanwhile.
     @inlinable
     func evaluate(
         readThrough reader: Owner?, marks: UInt64, on thread: ObjectIdentifier,

@@ -57,14 +57,14 @@ package protocol PropagationWork: AnyObject {
 ///
 /// A read of a Herald property (a variable, a collection) calls ``recordRead(of:)``, which costs
 /// one relaxed atomic load while no evaluation is open on any thread. An evaluation opens a frame
-/// on its thread with ``withFrame(_:_:)``; reads on that thread then go to the frame. (Reads on
-/// other threads that the evaluation starts are not recorded.)
+/// on its thread with ``withFrame(_:on:_:)``; reads on that thread then go to the frame. (Reads
+/// on other threads that the evaluation starts are not recorded.)
 ///
 /// A change marks what depends on the changed source (``Dependent/sourceChanged(definitely:)``)
 /// before the change is delivered, so that an observer of the source that reads a computed value
-/// computes it afresh. The dependents queue the work their own observers need (``enqueue(_:)``),
-/// which runs after the change was delivered (``propagateQueuedWork()``): one pass, however many
-/// sources the work depends on, and never inside an evaluation.
+/// computes it afresh. The marking queues the dependents whose observers need work (see
+/// ``SourceChange``), which runs after the change was delivered (``propagateQueuedWork()``): one
+/// pass, however many sources the work depends on, and never inside an evaluation.
 @usableFromInline
 package enum DependencyTracking {
     /// How many evaluation frames are open, on all threads.
@@ -234,18 +234,20 @@ package enum DependencyTracking {
     @usableFromInline
     package static func takeMarkedWork(on thread: ObjectIdentifier) -> MarkedWork {
         ThreadContext.with(thread) { context in
-            context.keptAlive.releaseAll()
             let start = context.markedFrom
+            let work: MarkedWork
             switch context.queued.count - start {
             case ..<1:
-                return .none
+                work = .none
             case 1:
-                return .one(context.queued.removeLast())
+                work = .one(context.queued.removeLast())
             default:
-                let work = Array(context.queued[start...])
+                work = .many(Array(context.queued[start...]))
                 while context.queued.count > start { context.queued.removeLast() }
-                return .many(work)
             }
+            // Then: a deinit that a release runs may change something, and mark again.
+            context.releaseKeptAlive()
+            return work
         }
     }
 
@@ -328,8 +330,9 @@ package final class DependentList: @unchecked Sendable {
             identity = ObjectIdentifier(dependent)
         }
 
-        /// Whether the dependent has not begun to deinitialize.
-        var isLive: Bool { reference.object != nil }
+        /// Whether the dependent has not begun to deinitialize (asked under the source's lock:
+        /// it retains nothing, so it cannot release a last reference there).
+        var isLive: Bool { reference.isLive }
     }
     package let entries: [Entry]
 
@@ -437,6 +440,12 @@ final class ThreadContext {
         )._withUnsafeGuaranteedRef(body)
     }
 
+    /// Releases what marking kept alive, one at a time: a release may run a deinit that marks
+    /// again (and keeps more, which this releases too).
+    func releaseKeptAlive() {
+        while let object = keptAlive.popLast() { object.release() }
+    }
+
     /// This thread's context, made on first use.
     static var forThisThread: ThreadContext {
         if let current { return current }
@@ -462,7 +471,7 @@ struct RetainedObjects: ~Copyable {
     private var capacity = 8
     private var count = 0
 
-    /// Keeps `object`, which the caller retained once, until ``releaseAll()``.
+    /// Keeps `object`, which the caller retained once, until it is popped.
     @inline(__always)
     mutating func append(_ object: Unmanaged<AnyObject>) {
         if _slowPath(count == capacity) { grow() }
@@ -470,12 +479,12 @@ struct RetainedObjects: ~Copyable {
         count += 1
     }
 
-    /// Releases what was kept (last first).
-    mutating func releaseAll() {
-        while count > 0 {
-            count -= 1
-            storage[count].release()
-        }
+    /// The object kept last, taken out (the caller releases it), if any.
+    @inline(__always)
+    mutating func popLast() -> Unmanaged<AnyObject>? {
+        guard count > 0 else { return nil }
+        count -= 1
+        return storage[count]
     }
 
     private mutating func grow() {

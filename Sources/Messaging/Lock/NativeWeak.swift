@@ -1,28 +1,4 @@
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
-/// The runtime's `swift_tryRetain`: retains a native object unless it has begun to deinitialize
-/// (what loading a `weak` reference does inside), returning it, or nil. A C function of the
-/// runtime's stable interface on every platform, looked up once (Swift code may not name the
-/// runtime's symbols).
-@usableFromInline
-let swiftTryRetain: @convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? = {
-    #if canImport(Darwin)
-        // RTLD_DEFAULT
-        let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "swift_tryRetain")
-    #else
-        // RTLD_DEFAULT
-        let symbol = dlsym(nil, "swift_tryRetain")
-    #endif
-    guard let symbol else { fatalError("Herald: the Swift runtime has no swift_tryRetain") }
-    return unsafeBitCast(
-        symbol, to: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?).self)
-}()
+import RuntimeShims
 
 /// A reference that does not keep a native Swift object alive and gives it back only while it
 /// lives: a `weak` reference without the side table.
@@ -68,7 +44,16 @@ package struct NativeWeak<Object: AnyObject>: ~Copyable, @unchecked Sendable {
     /// begun to deinitialize.
     @inlinable @inline(__always)
     package func retained() -> Unmanaged<Object>? {
-        guard let address, let retained = swiftTryRetain(address) else { return nil }
+        guard let address, let retained = swift_tryRetain(address) else { return nil }
         return Unmanaged<Object>.fromOpaque(retained)
+    }
+
+    /// Whether there is an object and it has not begun to deinitialize. Retains nothing, so it
+    /// never releases a last reference either (which would run the object's deinit here, maybe
+    /// under a lock that the deinit takes).
+    @inlinable
+    package var isLive: Bool {
+        guard let address else { return false }
+        return !swift_isDeallocating(address)
     }
 }
