@@ -495,16 +495,20 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// ```
     public func set(_ value: Value, as author: AnyAuthor) {
         let rule = changeRule
+        var replaced: AnyAuthor? = nil
         let action = core.lock.withLock { () -> SyntheticState.MarkAction in
             let changed = cached.map { rule.isChange(from: $0, to: value) } ?? true
             let (store, action) = state.set(changed: changed)
             if store {
                 cached = value
-                // Only an update told next names the setter (see `sourceChanged`).
+                // Only an update told next names the setter (see `sourceChanged`). The one it
+                // replaces is released after unlocking.
+                replaced = setter
                 setter = state.isObserved ? author : nil
             }
             return action
         }
+        _ = consume replaced
         if action.enqueue { DependencyTracking.enqueue(self) }
         if let dependents = action.dependents {
             DependencyTracking.mark(dependents, definitely: false)
@@ -593,12 +597,15 @@ extension Synthetic: SyntheticNode {
     }
 
     @usableFromInline package func sourceChanged(definitely: Bool) -> SourceChange {
-        let action = core.lock.withLock { () -> SyntheticState.MarkAction in
-            // The value told next is no longer the one that was set.
-            setter = nil
-            return state.mark(definitely: definitely)
+        let (action, setter) = core.lock.withLock {
+            () -> (SyntheticState.MarkAction, AnyAuthor?) in
+            // The value told next is no longer the one that was set. (Its setter is released
+            // after the locks: it may be any object.)
+            defer { self.setter = nil }
+            return (state.mark(definitely: definitely), self.setter)
         }
-        return SourceChange(dependents: action.dependents, mustPropagate: action.enqueue)
+        return SourceChange(
+            dependents: action.dependents, mustPropagate: action.enqueue, released: setter)
     }
 
     @usableFromInline package func addDependent(_ dependent: any Dependent) {

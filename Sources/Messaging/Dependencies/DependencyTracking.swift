@@ -37,11 +37,15 @@ package struct SourceChange {
     @usableFromInline package var dependents: DependentList?
     /// Queue the dependent for propagation (it is observed).
     @usableFromInline package var mustPropagate: Bool
+    /// Something the dependent let go of, to be released after the source's lock (its deinit
+    /// may be anyone's code).
+    @usableFromInline package var released: AnyObject?
 
     @inlinable
-    package init(dependents: DependentList?, mustPropagate: Bool) {
+    package init(dependents: DependentList?, mustPropagate: Bool, released: AnyObject? = nil) {
         self.dependents = dependents
         self.mustPropagate = mustPropagate
+        self.released = released
     }
 }
 
@@ -285,6 +289,10 @@ package enum DependencyTracking {
             let dependent = entry.dependent
             let change = dependent.sourceChanged(definitely: definitely)
             if change.mustPropagate { context.queued.append(dependent) }
+            // Released with the rest after unlocking: `change` is then not its last reference.
+            if keepingAlive, let released = change.released {
+                context.keptAlive.append(Unmanaged.passRetained(released))
+            }
             // (`change.dependents` needs no keeping: releasing a list runs nothing but the ends
             // of references that do not keep their objects alive.)
             if let next = change.dependents {

@@ -100,12 +100,14 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     /// Runs work that marking queued, on the delivering thread, after what waits in this
     /// messenger's queue: messages accepted since (a handler that set the variable again,
     /// another thread's change) carry values that the work computes from, so the variable's
-    /// observers hear of them first. A change accepted while the work runs can still be in the
-    /// values it computes from.
+    /// observers hear of them first. It goes behind them once (`mayWait`): two pieces of work
+    /// waiting behind each other would otherwise take turns forever. A change accepted while
+    /// the work runs, or after it went behind the queue, can still be in the values it computes
+    /// from.
     @usableFromInline
-    func propagateInTurn(_ work: MarkedWork) {
-        if role.load(ordering: .acquiring) & Self.hasPending != 0 {
-            performInTurn { [self] in propagateInTurn(work) }
+    func propagateInTurn(_ work: MarkedWork, mayWait: Bool = true) {
+        if mayWait, role.load(ordering: .acquiring) & Self.hasPending != 0 {
+            performInTurn { [self] in propagateInTurn(work, mayWait: false) }
         } else {
             DependencyTracking.propagate(work)
         }
