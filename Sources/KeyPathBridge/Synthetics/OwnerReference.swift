@@ -25,6 +25,16 @@ struct OwnerReference<Owner: AnyObject>: ~Copyable {
         #endif
     }
 
+    /// Whether the owner was set and is alive. Off Apple platforms this retains nothing, so it
+    /// never releases a last reference either (asked under the property's lock).
+    var isLive: Bool {
+        #if canImport(ObjectiveC)
+            held != nil
+        #else
+            held.isLive
+        #endif
+    }
+
     /// Refers to `owner` from now on.
     @usableFromInline
     mutating func set(_ owner: Owner) {

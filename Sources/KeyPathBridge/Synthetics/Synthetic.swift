@@ -281,7 +281,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     func bind(to owner: Owner, named name: String) {
         let thread = DependencyTracking.thisThread
         let binder = core.lock.withLock { () -> ObjectIdentifier? in
-            guard self.owner.object == nil else { return binding }
+            guard !self.owner.isLive else { return binding }
             self.owner.set(owner)
             self.name = name
             binding = thread
