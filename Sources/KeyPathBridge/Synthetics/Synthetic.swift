@@ -435,13 +435,11 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         let read = frame.finish()
         // Stop depending on what is no longer read while still computing: no other evaluation
         // of this property can subscribe to it meanwhile (and lose that to this late removal).
-        if case .changed(_, let dropped) = read {
-            for link in dropped { link.source.removeDependent(ObjectIdentifier(self)) }
-        }
+        for link in read.dropped { link.source.removeDependent(ObjectIdentifier(self)) }
         let rule = changeRule
         core.lock.withLock {
             let changed = cached.map { rule.isChange(from: $0, to: value) } ?? true
-            if state.finishEvaluation(changed: changed, read: read, marks: marks) {
+            if state.finishEvaluation(changed: changed, read: read.sources, marks: marks) {
                 cached = value
             }
             version = state.version
@@ -484,7 +482,10 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     func markInvalid() {
         let change = sourceChanged(definitely: true)
         if change.mustPropagate { DependencyTracking.enqueue(self) }
-        if let next = change.dependents { DependencyTracking.mark(next, definitely: false) }
+        if let next = change.dependents {
+            DependencyTracking.mark(next.takeRetainedValue(), definitely: false)
+        }
+        change.released?.release()
     }
 
     /// Stores `value` as the valid value without calling the function (a hybrid property), until

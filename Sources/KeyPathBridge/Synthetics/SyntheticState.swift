@@ -94,11 +94,11 @@ struct SyntheticState {
     /// It is not stored if the property was invalidated or set meanwhile (the reader still gets
     /// the value it computed, and the next read computes again).
     @usableFromInline
-    mutating func finishEvaluation(changed: Bool, read: SourcesRead, marks startMarks: UInt64)
-        -> Bool
-    {
+    mutating func finishEvaluation(
+        changed: Bool, read sources: consuming [SourceLink], marks startMarks: UInt64
+    ) -> Bool {
         computingThread = nil
-        sources = read.sources
+        self.sources = sources
         guard marks == startMarks else {
             // The sources' versions now are those this dropped evaluation saw: a later check
             // would find none moved. Compute again instead (unless a set made it valid).

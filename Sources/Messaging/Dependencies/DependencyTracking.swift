@@ -1,3 +1,4 @@
+import RuntimeShims
 import Synchronization
 
 #if canImport(Darwin)
@@ -30,22 +31,27 @@ package protocol Dependent: PropagationWork {
     func sourceChanged(definitely: Bool) -> SourceChange
 }
 
-/// What a dependent that was marked asks of the marking.
+/// What a dependent that was marked asks of the marking. Its references are retained once, for
+/// whoever receives it, who releases them: passed as unmanaged references, they cost the
+/// marking no retain and release of its own.
 @usableFromInline
 package struct SourceChange {
     /// Tell these dependents that they may be stale.
-    @usableFromInline package var dependents: DependentList?
+    @usableFromInline package var dependents: Unmanaged<DependentList>?
     /// Queue the dependent for propagation (it is observed).
     @usableFromInline package var mustPropagate: Bool
     /// Something the dependent let go of, to be released after the source's lock (its deinit
     /// may be anyone's code).
-    @usableFromInline package var released: AnyObject?
+    @usableFromInline package var released: Unmanaged<AnyObject>?
 
     @inlinable
-    package init(dependents: DependentList?, mustPropagate: Bool, released: AnyObject? = nil) {
-        self.dependents = dependents
+    package init(
+        dependents: consuming DependentList?, mustPropagate: Bool,
+        released: consuming AnyObject? = nil
+    ) {
+        self.dependents = dependents.map { Unmanaged.passRetained($0) }
         self.mustPropagate = mustPropagate
-        self.released = released
+        self.released = released.map { Unmanaged.passRetained($0) }
     }
 }
 
@@ -284,21 +290,45 @@ package enum DependencyTracking {
         _ dependents: DependentList, definitely: Bool, in context: ThreadContext,
         keepingAlive: Bool
     ) {
-        for entry in dependents.entries {
-            guard let live = entry.reference.retained() else { continue }
-            let dependent = entry.dependent
+        // The entries are used unretained: `dependents` keeps them alive (the caller holds it).
+        dependents.entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices {
+                Unmanaged.passUnretained(entries[index])._withUnsafeGuaranteedRef { entry in
+                    guard let live = entry.reference.retained() else { return }
+                    let change = entry.kind.mark(live, definitely: definitely, in: context)
+                    if let next = change.dependents {
+                        next._withUnsafeGuaranteedRef {
+                            mark($0, definitely: false, in: context, keepingAlive: keepingAlive)
+                        }
+                        // Releasing a list runs nothing but the ends of references that do not
+                        // keep their objects alive: no need to wait for the unlocking.
+                        next.release()
+                    }
+                    if keepingAlive {
+                        // Released after unlocking, when they are not the last references.
+                        if let released = change.released { context.keptAlive.append(released) }
+                        context.keptAlive.append(live)
+                    } else {
+                        change.released?.release()
+                        live.release()
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension Dependent {
+    /// Marks the dependent `object` (of this type, retained by the caller) and queues it if it
+    /// must propagate. Called through the type, so that marking retains the dependent no more
+    /// than the one time that makes sure it is not deinitializing.
+    fileprivate static func mark(
+        _ object: Unmanaged<AnyObject>, definitely: Bool, in context: ThreadContext
+    ) -> SourceChange {
+        unsafeBitCast(object, to: Unmanaged<Self>.self)._withUnsafeGuaranteedRef { dependent in
             let change = dependent.sourceChanged(definitely: definitely)
             if change.mustPropagate { context.queued.append(dependent) }
-            // Released with the rest after unlocking: `change` is then not its last reference.
-            if keepingAlive, let released = change.released {
-                context.keptAlive.append(Unmanaged.passRetained(released))
-            }
-            // (`change.dependents` needs no keeping: releasing a list runs nothing but the ends
-            // of references that do not keep their objects alive.)
-            if let next = change.dependents {
-                mark(next, definitely: false, in: context, keepingAlive: keepingAlive)
-            }
-            if keepingAlive { context.keptAlive.append(live) } else { live.release() }
+            return change
         }
     }
 }
@@ -327,14 +357,14 @@ package final class DependentList: @unchecked Sendable {
         /// Not `weak`: that would give every dependent a side table, slowing each retain and
         /// release of it (see ``NativeWeak``). Dependents are Herald's own, native, objects.
         let reference: NativeWeak<AnyObject>
-        /// The dependent, for calling it once `reference` gave it (retained) — never before,
-        /// when it may have begun to deinitialize.
-        unowned(unsafe) let dependent: any Dependent
+        /// The dependent's type, for calling the object that `reference` gave (retained) —
+        /// never before, when it may have begun to deinitialize.
+        let kind: any Dependent.Type
         let identity: ObjectIdentifier
 
         init(_ dependent: any Dependent) {
             reference = NativeWeak(dependent)
-            self.dependent = dependent
+            kind = type(of: dependent)
             identity = ObjectIdentifier(dependent)
         }
 
@@ -380,13 +410,14 @@ final class ThreadContext {
     /// Where the work queued by the last `markWhileLocked` starts.
     @exclusivity(unchecked) var markedFrom = 0
 
-    /// The thread-local storage key, plus one (0 until it is made). An atomic with a constant
-    /// initial value is initialized statically; a `static let` computed at first use would call
-    /// `swift_once` on every read, and this is read on every recorded read.
+    /// The thread-local storage key, plus one (0 until it is made): only for its destructor,
+    /// which releases the context when its thread ends. The context itself is looked up in a C
+    /// thread-local variable (RuntimeShims), a load where `pthread_getspecific` is a call. An
+    /// atomic with a constant initial value is initialized statically (a `static let` computed
+    /// at first use would call `swift_once` on each use).
     private static let keyPlusOne = Atomic<UInt>(0)
 
     /// The thread-local storage key, made on first use.
-    @inline(__always)
     private static var key: pthread_key_t {
         let stored = keyPlusOne.load(ordering: .acquiring)
         if _fastPath(stored != 0) { return pthread_key_t(truncatingIfNeeded: stored &- 1) }
@@ -397,6 +428,9 @@ final class ThreadContext {
     private static func makeKey() -> pthread_key_t {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { pointer in
+            // First forget it: a deinit that the release runs may use Herald on this thread,
+            // which then makes a new context (and the thread's exit releases that one too).
+            herald_set_thread_context(nil)
             #if canImport(Darwin)
                 Unmanaged<ThreadContext>.fromOpaque(pointer).release()
             #else
@@ -414,7 +448,7 @@ final class ThreadContext {
 
     /// This thread's context, if it has made one.
     static var current: ThreadContext? {
-        guard let pointer = pthread_getspecific(key) else { return nil }
+        guard let pointer = herald_thread_context() else { return nil }
         return Unmanaged<ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
     }
 
@@ -422,14 +456,14 @@ final class ThreadContext {
     /// lives as long as its thread): for the reads recorded during evaluations.
     @inline(__always)
     static func withCurrent<Result>(_ body: (ThreadContext) -> Result?) -> Result? {
-        guard let pointer = pthread_getspecific(key) else { return nil }
+        guard let pointer = herald_thread_context() else { return nil }
         return Unmanaged<ThreadContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
     /// `body` applied to this thread's context (made on first use), without retaining it.
     @inline(__always)
     static func withThisThread<Result>(_ body: (ThreadContext) -> Result) -> Result {
-        guard let pointer = pthread_getspecific(key) else { return body(forThisThread) }
+        guard let pointer = herald_thread_context() else { return body(forThisThread) }
         return Unmanaged<ThreadContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
@@ -458,7 +492,9 @@ final class ThreadContext {
     static var forThisThread: ThreadContext {
         if let current { return current }
         let context = ThreadContext()
-        pthread_setspecific(key, Unmanaged.passRetained(context).toOpaque())
+        let retained = Unmanaged.passRetained(context).toOpaque()
+        pthread_setspecific(key, retained)
+        herald_set_thread_context(retained)
         return context
     }
 }

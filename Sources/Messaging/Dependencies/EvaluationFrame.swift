@@ -24,18 +24,11 @@ package typealias VersionRefresh = (AnyObject) -> UInt64
 
 /// What an evaluation read, against what the previous one did.
 @usableFromInline
-package enum SourcesRead {
-    /// The same sources in the same order (the common case), with the versions read.
-    case same(sources: [SourceLink])
-    /// Other sources: these, and the previous ones no longer read.
-    case changed(sources: [SourceLink], dropped: [SourceLink])
-
+package struct SourcesRead {
     /// What was read, in order.
-    package var sources: [SourceLink] {
-        switch self {
-        case .same(let sources), .changed(let sources, _): sources
-        }
-    }
+    @usableFromInline package var sources: [SourceLink]
+    /// What the previous evaluation read and this one did not (usually nothing).
+    @usableFromInline package var dropped: [SourceLink]
 }
 
 /// The evaluation of one computed (synthetic) property on this thread: records what it reads,
@@ -88,18 +81,20 @@ package final class EvaluationFrame {
     /// Ends the evaluation: what it read.
     @usableFromInline
     package func finish() -> SourcesRead {
-        defer {
-            previous = []
-            sources = []
-        }
+        // Moved out, not copied: the frame keeps nothing of an evaluation that ended.
+        var previous: [SourceLink] = []
+        swap(&previous, &self.previous)
         if same {
-            if cursor == previous.count { return .same(sources: previous) }
-            return .changed(
+            // The common case: the same sources again, versions updated in place.
+            if cursor == previous.count { return SourcesRead(sources: previous, dropped: []) }
+            return SourcesRead(
                 sources: Array(previous[..<cursor]), dropped: Array(previous[cursor...]))
         }
+        var sources: [SourceLink] = []
+        swap(&sources, &self.sources)
         var dropped: [SourceLink] = []
         for index in previous.indices where !reused[index] { dropped.append(previous[index]) }
-        return .changed(sources: sources, dropped: dropped)
+        return SourcesRead(sources: sources, dropped: dropped)
     }
 
     /// `source` was read (called before the value is read, so a change that follows the read

@@ -1,11 +1,13 @@
-// Two entry points of the Swift runtime that Swift code may not name (their names are reserved
-// to the runtime), declared for Herald's NativeWeak. Both are part of the runtime's exported
-// interface on every platform, with the C calling convention; the runtime is linked into every
-// Swift program, statically or not.
+// What Herald's Swift code needs from C: two entry points of the Swift runtime that Swift code
+// may not name (their names are reserved to the runtime), and a thread-local variable (Swift has
+// none).
 #ifndef HERALD_RUNTIME_SHIMS_H
 #define HERALD_RUNTIME_SHIMS_H
 
 #include <stdbool.h>
+
+// Both runtime functions are part of the runtime's exported interface on every platform, with
+// the C calling convention; the runtime is linked into every Swift program, statically or not.
 
 /// Retains a native Swift object unless it has begun to deinitialize (what loading a weak
 /// reference does inside); returns the object, or NULL.
@@ -13,5 +15,20 @@ extern void *_Nullable swift_tryRetain(void *_Nonnull object);
 
 /// Whether a native Swift object has begun to deinitialize. Retains nothing.
 extern bool swift_isDeallocating(void *_Nonnull object);
+
+/// The calling thread's dependency-tracking context (Messaging's `ThreadContext`, unretained),
+/// or NULL until the thread made one. Defined in RuntimeShims.c.
+extern _Thread_local void *_Nullable herald_thread_context_storage;
+
+/// The calling thread's context, or NULL. Inline: a load relative to the thread pointer, where
+/// `pthread_getspecific` is a call and a bounds check.
+static inline void *_Nullable herald_thread_context(void) {
+    return herald_thread_context_storage;
+}
+
+/// Stores the calling thread's context (NULL when the thread lets it go).
+static inline void herald_set_thread_context(void *_Nullable context) {
+    herald_thread_context_storage = context;
+}
 
 #endif

@@ -1,0 +1,114 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Messaging
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What one thread keeps for dependency tracking: found through a C thread-local variable,
+/// released through a thread-local storage key's destructor when the thread ends.
+@Suite("ThreadContext: each thread's tracking state")
+struct ThreadContextTests {
+    /// What a test thread saw, filled on it and read after joining it.
+    final class Sightings: @unchecked Sendable {
+        var before: ThreadContext?
+        var made: ThreadContext?
+        var again: ThreadContext?
+        weak var madeWeakly: ThreadContext?
+        /// Set by a deinit that runs while the thread lets its context go.
+        var currentDuringRelease: ThreadContext?
+        var madeDuringRelease: ObjectIdentifier?
+        weak var madeDuringReleaseWeakly: ThreadContext?
+        var originalIdentity: ObjectIdentifier?
+    }
+
+    /// Work whose deinit uses this thread's context: it runs while the thread's context is
+    /// being released, at the thread's end.
+    final class UsesContextWhenFreed: PropagationWork {
+        let sightings: Sightings
+        init(_ sightings: Sightings) { self.sightings = sightings }
+        func propagate() {}
+        deinit {
+            sightings.currentDuringRelease = ThreadContext.current
+            let fresh = ThreadContext.forThisThread
+            sightings.madeDuringRelease = ObjectIdentifier(fresh)
+            sightings.madeDuringReleaseWeakly = fresh
+        }
+    }
+
+    /// Runs `body` on a new thread and returns once the thread has ended, thread-local
+    /// destructors included.
+    private static func runOnThreadAndJoin(_ body: @escaping () -> Void) {
+        final class Body {
+            let run: () -> Void
+            init(_ run: @escaping () -> Void) { self.run = run }
+        }
+        let argument = Unmanaged.passRetained(Body(body)).toOpaque()
+        #if canImport(Darwin)
+            var thread: pthread_t?
+        #else
+            var thread = pthread_t()
+        #endif
+        let status = pthread_create(
+            &thread, nil,
+            { argument in
+                #if canImport(Darwin)
+                    Unmanaged<Body>.fromOpaque(argument).takeRetainedValue().run()
+                #else
+                    Unmanaged<Body>.fromOpaque(argument!).takeRetainedValue().run()
+                #endif
+                return nil
+            }, argument)
+        precondition(status == 0)
+        #if canImport(Darwin)
+            pthread_join(thread!, nil)
+        #else
+            pthread_join(thread, nil)
+        #endif
+    }
+
+    @Test func aThreadMakesItsOwnContextOnFirstUseAndKeepsIt() {
+        let here = ThreadContext.forThisThread
+        let sightings = Sightings()
+        Self.runOnThreadAndJoin {
+            sightings.before = ThreadContext.current
+            sightings.made = ThreadContext.forThisThread
+            sightings.again = ThreadContext.current
+        }
+        #expect(sightings.before == nil)
+        #expect(sightings.made != nil)
+        #expect(sightings.again === sightings.made)
+        #expect(sightings.made !== here)
+        #expect(ThreadContext.current === here)
+    }
+
+    @Test func aThreadsContextIsFreedWhenTheThreadEnds() {
+        let sightings = Sightings()
+        Self.runOnThreadAndJoin {
+            sightings.madeWeakly = ThreadContext.forThisThread
+            #expect(sightings.madeWeakly != nil)
+        }
+        #expect(sightings.madeWeakly == nil)
+    }
+
+    /// A deinit that the context's release runs may use Herald on the ending thread: it must
+    /// not be handed the context being released, and what it makes is freed too.
+    @Test func aDeinitRunByTheContextsReleaseGetsAFreshContextThatIsFreedToo() {
+        let sightings = Sightings()
+        Self.runOnThreadAndJoin {
+            let context = ThreadContext.forThisThread
+            sightings.originalIdentity = ObjectIdentifier(context)
+            context.queued.append(UsesContextWhenFreed(sightings))
+        }
+        #expect(sightings.currentDuringRelease == nil)
+        #expect(sightings.madeDuringRelease != nil)
+        #expect(sightings.madeDuringReleaseWeakly == nil)
+    }
+}
