@@ -90,7 +90,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @usableFromInline @exclusivity(unchecked) var setter: AnyAuthor?
     @exclusivity(unchecked) private var declaredObservations: [AnyObject] = []
     /// The frame of this property's evaluation (one at a time), made once.
-    @usableFromInline @exclusivity(unchecked) var frameStorage: EvaluationFrame?
+    /// Its evaluations' frame, which keeps what the last one read (see `EvaluationFrame`).
+    @usableFromInline let frame = EvaluationFrame()
     /// `tellObservers()`, specialized (see `init(compute:changeRule:dependencies:tell:)`).
     @usableFromInline let tell: (AnyObject) -> Void
     @usableFromInline let isBound = Atomic<Bool>(false)
@@ -146,6 +147,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         declared = dependencies
         self.tell = tell
         super.init()
+        frame.dependent = self
         // Not `[weak self]`: a weak reference would give the property a side table, which makes
         // every retain and release of it slow (see `NativeWeak`).
         let this = NativeWeak(self)
@@ -383,7 +385,9 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             case .wait(let other):
                 SyntheticCycle.wait(for: self, computedBy: other)
                 step = core.lock.withLock { state.beginRead(by: thread) }
-            case .check(let sources, let marks):
+            case .check(let marks):
+                // This thread checks: nothing changes the frame meanwhile.
+                let sources = frame.links
                 var moved = false
                 for index in sources.indices {
                     guard let refresh = sources[index].refresh else { continue }
@@ -416,30 +420,24 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         readThrough reader: Owner?, marks: UInt64, on thread: ObjectIdentifier,
         version: inout UInt64
     ) -> Value {
-        let (owner, frame) = core.lock.withLock { () -> (Owner?, EvaluationFrame?) in
-            var owner: Owner? = nil
-            if reader == nil {
-                guard let held = self.owner.object else { return (nil, nil) }
-                owner = held
-            }
-            if frameStorage == nil { frameStorage = EvaluationFrame(for: self) }
-            let frame = frameStorage.unsafelyUnwrapped
-            frame.begin(previous: state.takeSources())
-            return (owner, frame)
+        var owner: Owner? = nil
+        if reader == nil {
+            owner = core.lock.withLock { self.owner.object }
+            if owner == nil { return abandonEvaluation(version: &version) }
         }
-        guard let frame else { return abandonEvaluation(version: &version) }
+        // This thread computes: the frame is its own until the evaluation ends.
+        frame.begin()
         evaluations.add(1, ordering: .relaxed)
         let value = DependencyTracking.withFrame(frame, on: thread) {
             if let reader { compute(reader) } else { compute(owner.unsafelyUnwrapped) }
         }
-        let read = frame.finish()
         // Stop depending on what is no longer read while still computing: no other evaluation
         // of this property can subscribe to it meanwhile (and lose that to this late removal).
-        for link in read.dropped { link.source.removeDependent(ObjectIdentifier(self)) }
+        for link in frame.finish() { link.source.removeDependent(ObjectIdentifier(self)) }
         let rule = changeRule
         core.lock.withLock {
             let changed = cached.map { rule.isChange(from: $0, to: value) } ?? true
-            if state.finishEvaluation(changed: changed, read: read.sources, marks: marks) {
+            if state.finishEvaluation(changed: changed, marks: marks) {
                 cached = value
             }
             version = state.version
@@ -582,8 +580,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     }
 
     deinit {
-        let sources = state.sources
-        for link in sources { link.source.removeDependent(ObjectIdentifier(self)) }
+        for link in frame.links { link.source.removeDependent(ObjectIdentifier(self)) }
     }
 }
 

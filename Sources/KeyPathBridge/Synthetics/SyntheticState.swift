@@ -34,7 +34,6 @@ struct SyntheticState {
     var marks: UInt64 = 0
     /// The thread computing or checking the value, if one is.
     @usableFromInline var computingThread: ObjectIdentifier?
-    @usableFromInline var sources: [SourceLink] = []
     var dependents: DependentList?
     @usableFromInline var isObserved = false
     /// Waiting in a thread's propagation queue.
@@ -53,8 +52,9 @@ struct SyntheticState {
         case cycle
         /// Another thread is computing it: wait for that thread, then read again.
         case wait(ObjectIdentifier)
-        /// Check whether the synthetic sources' versions moved (then `finishChecking`).
-        case check([SourceLink], marks: UInt64)
+        /// Check whether the synthetic sources' versions moved (then `finishChecking`): those
+        /// the last evaluation read, which the property's frame keeps.
+        case check(marks: UInt64)
         /// Compute the value (then `finishEvaluation`).
         case evaluate(marks: UInt64)
     }
@@ -70,7 +70,7 @@ struct SyntheticState {
             return .valid(version)
         case .mayBeStale:
             computingThread = thread
-            return .check(sources, marks: marks)
+            return .check(marks: marks)
         case .invalid:
             computingThread = thread
             return .evaluate(marks: marks)
@@ -89,16 +89,13 @@ struct SyntheticState {
         return .evaluate(marks: marks)
     }
 
-    /// After an evaluation that started at `startMarks` and `read` what it did, whose value
-    /// differs from the cached one if `changed` (or there was none): whether to store the value.
+    /// After an evaluation that started at `startMarks`, whose value differs from the cached one
+    /// if `changed` (or there was none): whether to store the value.
     /// It is not stored if the property was invalidated or set meanwhile (the reader still gets
     /// the value it computed, and the next read computes again).
     @usableFromInline
-    mutating func finishEvaluation(
-        changed: Bool, read sources: consuming [SourceLink], marks startMarks: UInt64
-    ) -> Bool {
+    mutating func finishEvaluation(changed: Bool, marks startMarks: UInt64) -> Bool {
         computingThread = nil
-        self.sources = sources
         guard marks == startMarks else {
             // The sources' versions now are those this dropped evaluation saw: a later check
             // would find none moved. Compute again instead (unless a set made it valid).
@@ -110,15 +107,6 @@ struct SyntheticState {
         hasValue = true
         version &+= 1
         return true
-    }
-
-    /// The sources of the last evaluation, handed to the one starting (which gives them back in
-    /// ``finishEvaluation(changed:read:marks:)``): only the computing thread uses them meanwhile.
-    @usableFromInline
-    mutating func takeSources() -> [SourceLink] {
-        var taken: [SourceLink] = []
-        swap(&taken, &sources)
-        return taken
     }
 
     /// Gives up computing (the owner died): the next read tries again.

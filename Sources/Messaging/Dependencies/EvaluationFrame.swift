@@ -22,79 +22,69 @@ package struct SourceLink {
 @usableFromInline
 package typealias VersionRefresh = (AnyObject) -> UInt64
 
-/// What an evaluation read, against what the previous one did.
-@usableFromInline
-package struct SourcesRead {
-    /// What was read, in order.
-    @usableFromInline package var sources: [SourceLink]
-    /// What the previous evaluation read and this one did not (usually nothing).
-    @usableFromInline package var dropped: [SourceLink]
-}
-
-/// The evaluation of one computed (synthetic) property on this thread: records what it reads,
-/// keeping the subscriptions it had to sources it reads again and subscribing (before the read)
-/// to new ones. Each property has one, used for one evaluation at a time, opened with
-/// ``DependencyTracking/withFrame(_:on:_:)``.
+/// The evaluations of one computed (synthetic) property, one at a time: records what each
+/// reads, keeping the subscriptions it had to sources it reads again and subscribing (before the
+/// read) to new ones, and keeps what the last one read (``links``). Each property has one, used
+/// by the thread that computes or checks the property (which the property's state makes one at
+/// a time); an evaluation opens it with ``DependencyTracking/withFrame(_:on:_:)``.
 ///
 /// A final class, not a protocol: the innermost frame, loaded on every recorded read, is then
 /// used without a retain or a witness table.
 ///
-/// While the evaluation reads the previous one's sources in the same order, nothing is copied:
-/// the frame holds the previous sources (taken from the property for the evaluation), a cursor
-/// moves over them, and the versions of synthetic sources are written in place.
+/// While an evaluation reads the previous one's sources in the same order (the common case),
+/// nothing is copied or moved: a cursor moves over ``links``, and the versions of synthetic
+/// sources are written in place.
 @usableFromInline
 package final class EvaluationFrame {
-    /// The property being computed.
-    package unowned let dependent: any Dependent
+    /// The property being computed (set once, by the property, as it is made).
+    @exclusivity(unchecked) package unowned(safe) var dependent: (any Dependent)?
     /// The frame that was innermost when this one opened (set by ``DependencyTracking``). Not
     /// retained: it is open further up this thread's stack, whose evaluation keeps it alive.
     @exclusivity(unchecked) var parent: Unmanaged<EvaluationFrame>?
-    @exclusivity(unchecked) private var previous: [SourceLink] = []
-    /// While true, every read so far was `previous[0..<cursor]`, in order.
+    /// What the last evaluation read, in order, with the versions its synthetic sources had
+    /// (during an evaluation: what the previous one read). Only for the thread computing or
+    /// checking the property, or its deinit.
+    @usableFromInline @exclusivity(unchecked) package private(set) var links: [SourceLink] = []
+    /// While true, every read so far was `links[0..<cursor]`, in order.
     @exclusivity(unchecked) private var same = true
     @exclusivity(unchecked) private var cursor = 0
-    /// Once the reads differ: which previous sources were read again, and what was read.
+    /// Once the reads differ: which of `links` were read again, and what was read.
     @exclusivity(unchecked) private var reused: [Bool] = []
     @exclusivity(unchecked) private var sources: [SourceLink] = []
-    /// The index in `sources` (or, while `same`, in `previous`) of the last source recorded.
+    /// The index in `sources` (or, while `same`, in `links`) of the last source recorded.
     @exclusivity(unchecked) private var lastRecorded = -1
     /// The identity of the source recorded last: a read of it again records nothing.
     @exclusivity(unchecked) private var lastIdentity: ObjectIdentifier?
 
-    /// The frame of `dependent`'s evaluations.
+    /// A frame for a property that sets itself as ``dependent`` once it can.
     @usableFromInline
-    package init(for dependent: any Dependent) {
-        self.dependent = dependent
-    }
+    package init() {}
 
-    /// Starts an evaluation whose previous one read `previous` (taken from the property: the
-    /// frame updates it in place).
+    /// Starts an evaluation.
     @usableFromInline
-    package func begin(previous: consuming [SourceLink]) {
-        self.previous = previous
+    package func begin() {
         same = true
         cursor = 0
         lastRecorded = -1
         lastIdentity = nil
     }
 
-    /// Ends the evaluation: what it read.
+    /// Ends the evaluation: ``links`` become what it read. Returns what the previous evaluation
+    /// read and this one did not (usually nothing).
     @usableFromInline
-    package func finish() -> SourcesRead {
-        // Moved out, not copied: the frame keeps nothing of an evaluation that ended.
-        var previous: [SourceLink] = []
-        swap(&previous, &self.previous)
+    package func finish() -> [SourceLink] {
         if same {
             // The common case: the same sources again, versions updated in place.
-            if cursor == previous.count { return SourcesRead(sources: previous, dropped: []) }
-            return SourcesRead(
-                sources: Array(previous[..<cursor]), dropped: Array(previous[cursor...]))
+            if cursor == links.count { return [] }
+            let dropped = Array(links[cursor...])
+            links.removeSubrange(cursor...)
+            return dropped
         }
-        var sources: [SourceLink] = []
-        swap(&sources, &self.sources)
         var dropped: [SourceLink] = []
-        for index in previous.indices where !reused[index] { dropped.append(previous[index]) }
-        return SourcesRead(sources: sources, dropped: dropped)
+        for index in links.indices where !reused[index] { dropped.append(links[index]) }
+        swap(&links, &sources)
+        sources = []
+        return dropped
     }
 
     /// `source` was read (called before the value is read, so a change that follows the read
@@ -112,35 +102,35 @@ package final class EvaluationFrame {
         // Each way below ends with `lastRecorded` at this source.
         lastIdentity = identity
         if same {
-            if cursor < previous.count, previous[cursor].identity == identity {
+            if cursor < links.count, links[cursor].identity == identity {
                 lastRecorded = cursor
                 cursor += 1
                 return
             }
-            if lastRecorded >= 0, previous[lastRecorded].identity == identity { return }
+            if lastRecorded >= 0, links[lastRecorded].identity == identity { return }
             diverge()
         }
         // The same source again (a property read several times in a row).
         if lastRecorded >= 0, sources[lastRecorded].identity == identity { return }
         // The next source the previous evaluation read.
-        if cursor < previous.count, !reused[cursor], previous[cursor].identity == identity {
+        if cursor < links.count, !reused[cursor], links[cursor].identity == identity {
             reused[cursor] = true
             cursor += 1
-            append(previous[cursor - 1])
+            append(links[cursor - 1])
             return
         }
         if let index = sources.firstIndex(where: { $0.identity == identity }) {
             lastRecorded = index
             return
         }
-        if let index = previous.indices.first(where: {
-            !reused[$0] && previous[$0].identity == identity
+        if let index = links.indices.first(where: {
+            !reused[$0] && links[$0].identity == identity
         }) {
             reused[index] = true
-            append(previous[index])
+            append(links[index])
             return
         }
-        source.addDependent(dependent)
+        source.addDependent(dependent.unsafelyUnwrapped)
         append(SourceLink(source: source, refresh: refresh, version: 0))
     }
 
@@ -148,10 +138,10 @@ package final class EvaluationFrame {
     private func diverge() {
         same = false
         sources = []
-        sources.reserveCapacity(previous.count + 1)
+        sources.reserveCapacity(links.count + 1)
         reused.removeAll(keepingCapacity: true)
-        for index in previous.indices { reused.append(index < cursor) }
-        sources.append(contentsOf: previous[..<cursor])
+        for index in links.indices { reused.append(index < cursor) }
+        sources.append(contentsOf: links[..<cursor])
         lastRecorded = sources.count - 1
     }
 
@@ -160,7 +150,7 @@ package final class EvaluationFrame {
     package func recordVersion(_ version: UInt64) {
         guard lastRecorded >= 0 else { return }
         if same {
-            previous[lastRecorded].version = version
+            links[lastRecorded].version = version
         } else {
             sources[lastRecorded].version = version
         }
