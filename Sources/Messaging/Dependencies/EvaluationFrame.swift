@@ -97,16 +97,24 @@ package final class EvaluationFrame {
     @usableFromInline
     package func record(_ source: any DependencySource, refresh: VersionRefresh?) {
         let identity = ObjectIdentifier(source)
-        // The same source again (a property read several times in a row), the commonest repeat.
+        // The commonest cases inline: the same source again (a property read several times in
+        // a row), and the next source the previous evaluation read.
         if identity == lastIdentity { return }
-        // Each way below ends with `lastRecorded` at this source.
         lastIdentity = identity
+        if same, cursor < links.count, links[cursor].identity == identity {
+            lastRecorded = cursor
+            cursor += 1
+            return
+        }
+        recordOther(source, identity, refresh: refresh)
+    }
+
+    /// `record(_:refresh:)` for the other cases; each ends with `lastRecorded` at the source.
+    @inline(never)
+    private func recordOther(
+        _ source: any DependencySource, _ identity: ObjectIdentifier, refresh: VersionRefresh?
+    ) {
         if same {
-            if cursor < links.count, links[cursor].identity == identity {
-                lastRecorded = cursor
-                cursor += 1
-                return
-            }
             if lastRecorded >= 0, links[lastRecorded].identity == identity { return }
             diverge()
         }
