@@ -78,11 +78,17 @@ struct SyntheticState {
     }
 
     /// After a check: valid again if no source moved and nothing invalidated the property
-    /// meanwhile; otherwise evaluate.
+    /// meanwhile, or if a set made it valid meanwhile; otherwise evaluate.
     @usableFromInline
     mutating func finishChecking(sourceMoved: Bool, marks checkedMarks: UInt64) -> ReadStep {
         if !sourceMoved && marks == checkedMarks && freshness == .mayBeStale {
             freshness = .valid
+            computingThread = nil
+            return .valid(version)
+        }
+        if marks != checkedMarks && freshness == .valid {
+            // A set made it valid meanwhile (an invalidation after it would have left it stale):
+            // its value stands, as in `finishEvaluation`.
             computingThread = nil
             return .valid(version)
         }

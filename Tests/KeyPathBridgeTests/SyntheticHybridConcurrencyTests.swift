@@ -1,0 +1,117 @@
+import Dispatch
+import HeraldTestSupport
+import Synchronization
+import Testing
+
+@testable import KeyPathBridge
+
+/// `label` reads the synthetic `positive`, whose function can be held at a gate.
+final class HeldCheck: @unchecked Sendable {
+    @ObservableVar var input = 1
+    let entered = DispatchSemaphore(value: 0)
+    let gate = DispatchSemaphore(value: 0)
+    let hold = Atomic<Bool>(false)
+    @Synthetic({ (s: HeldCheck) in
+        let positive = s.input > 0
+        if s.hold.load(ordering: .sequentiallyConsistent) {
+            s.entered.signal()
+            s.gate.wait()
+        }
+        return positive
+    })
+    var positive: Bool
+    @Synthetic({ (s: HeldCheck) in s.positive ? "yes" : "no" }) var label: String
+}
+
+@Suite("Synthetic properties: a hybrid set racing a check (concurrency)", .serialized)
+struct SyntheticHybridConcurrencyTests {
+    /// A set while another thread checks the property's sources (it may be stale) must be kept,
+    /// as it is when the set comes during an evaluation (`finishEvaluation`). Found in review:
+    /// the check saw the marks move and evaluated, storing its value over the one set.
+    @Test func aSetDuringACheckIsKept() {
+        let model = HeldCheck()
+        #expect(model.label == "yes")
+        model.hold.store(true, ordering: .sequentiallyConsistent)
+        model.input = 2  // positive: invalid; label: may be stale
+        let box = UncheckedBox(model)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = box.value.label  // checks label's sources: evaluates positive, held at the gate
+            done.signal()
+        }
+        model.entered.wait()
+        model.label = "set"  // hybrid: valid until the next invalidation
+        model.hold.store(false, ordering: .sequentiallyConsistent)
+        model.gate.signal()
+        done.wait()
+        // positive is still true: nothing invalidated label after the set.
+        #expect(model.label == "set")
+        #expect(model.$label.evaluationCount == 1)
+    }
+
+    /// The same set during an evaluation is kept (for comparison).
+    @Test func aSetDuringAnEvaluationIsKept() {
+        let model = HeldCheck()
+        #expect(model.label == "yes")
+        model.hold.store(true, ordering: .sequentiallyConsistent)
+        model.$label.invalidate()
+        model.$positive.invalidate()
+        let box = UncheckedBox(model)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = box.value.label  // evaluates label, which evaluates positive, held at the gate
+            done.signal()
+        }
+        model.entered.wait()
+        model.label = "set"
+        model.hold.store(false, ordering: .sequentiallyConsistent)
+        model.gate.signal()
+        done.wait()
+        #expect(model.label == "set")
+    }
+}
+
+/// The same rule on the state alone, without threads.
+@Suite("Synthetic properties: the state's check and a hybrid set")
+struct SyntheticStateCheckTests {
+    @Test func aSetDuringACheckMakesTheCheckEndValid() {
+        var state = SyntheticState()
+        let thread = ObjectIdentifier(SyntheticStateCheckTests.Token())
+        _ = state.beginRead(by: thread)
+        _ = state.finishEvaluation(changed: true, marks: 0)
+        _ = state.mark(definitely: false)  // a synthetic source may have changed
+        guard case .check(let marks) = state.beginRead(by: thread) else {
+            Issue.record("expected a check")
+            return
+        }
+        let (store, _) = state.set(changed: true)
+        #expect(store)
+        let versionAfterSet = state.version
+        guard case .valid(let version) = state.finishChecking(sourceMoved: false, marks: marks)
+        else {
+            Issue.record("the set value must stand")
+            return
+        }
+        #expect(version == versionAfterSet)
+        #expect(state.computingThread == nil)
+    }
+
+    @Test func anInvalidationDuringACheckStillEvaluates() {
+        var state = SyntheticState()
+        let thread = ObjectIdentifier(SyntheticStateCheckTests.Token())
+        _ = state.beginRead(by: thread)
+        _ = state.finishEvaluation(changed: true, marks: 0)
+        _ = state.mark(definitely: false)
+        guard case .check(let marks) = state.beginRead(by: thread) else {
+            Issue.record("expected a check")
+            return
+        }
+        _ = state.mark(definitely: true)
+        guard case .evaluate = state.finishChecking(sourceMoved: false, marks: marks) else {
+            Issue.record("an invalidation during the check must lead to an evaluation")
+            return
+        }
+    }
+
+    final class Token {}
+}
