@@ -89,7 +89,6 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// Who set the value that the observers are to be told of next (a hybrid set).
     @usableFromInline @exclusivity(unchecked) var setter: AnyAuthor?
     @exclusivity(unchecked) private var declaredObservations: [AnyObject] = []
-    /// The frame of this property's evaluation (one at a time), made once.
     /// Its evaluations' frame, which keeps what the last one read (see `EvaluationFrame`).
     @usableFromInline let frame = EvaluationFrame()
     /// `tellObservers()`, specialized (see `init(compute:changeRule:dependencies:tell:)`).

@@ -27,7 +27,8 @@ package protocol Dependent: PropagationWork {
     /// A source it depends on changed (`definitely`), or one further up did (it may be stale).
     /// Marks it, and returns what the marking must do next. Called on the changing thread
     /// before the change is delivered to anyone, possibly under the source's lock (see
-    /// ``DependencyTracking/markWhileLocked(_:)``): it must run no user code.
+    /// ``DependencyTracking/markWhileLocked(_:)``): it must run no user code. The references in
+    /// the result are retained once for the caller, who must hand them on or release them.
     func sourceChanged(definitely: Bool) -> SourceChange
 }
 

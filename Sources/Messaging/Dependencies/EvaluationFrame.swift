@@ -63,6 +63,7 @@ package final class EvaluationFrame {
     /// Starts an evaluation.
     @usableFromInline
     package func begin() {
+        assert(dependent != nil, "Herald: a frame was used before its property set itself")
         same = true
         cursor = 0
         lastRecorded = -1

@@ -20,8 +20,9 @@ extern bool swift_isDeallocating(void *_Nonnull object);
 /// or NULL until the thread made one. Defined in RuntimeShims.c.
 extern _Thread_local void *_Nullable herald_thread_context_storage;
 
-/// The calling thread's context, or NULL. Inline: a load relative to the thread pointer, where
-/// `pthread_getspecific` is a call and a bounds check.
+/// The calling thread's context, or NULL. Inline: linked into an executable (how SwiftPM builds
+/// Herald into a program), a load relative to the thread pointer, where `pthread_getspecific` is
+/// a call and a bounds check; in a shared library, a call to `__tls_get_addr`.
 static inline void *_Nullable herald_thread_context(void) {
     return herald_thread_context_storage;
 }
