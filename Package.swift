@@ -11,7 +11,8 @@ let package = Package(
         .library(name: "KeyPathBridge", targets: ["KeyPathBridge"]),
     ],
     targets: [
-        // Declares two Swift runtime functions for Messaging (see NativeWeak); no code of its own.
+        // For Messaging: declares two Swift runtime functions (see NativeWeak) and defines the
+        // thread-local variable that finds each thread's dependency-tracking context.
         .target(name: "RuntimeShims"),
         .target(name: "Messaging", dependencies: ["RuntimeShims"]),
         .target(name: "Transforms", dependencies: ["Messaging"]),
