@@ -38,9 +38,19 @@ enum SyntheticCycle {
     /// evaluation of it (for tests; guarded by `lock`).
     nonisolated(unsafe) private static var waitHook: ((ObjectIdentifier) -> Void)?
 
+    /// Told, with the property's identity, each time a waiting thread is about to look for a
+    /// cycle (for tests; guarded by `lock`).
+    nonisolated(unsafe) private static var checkHook: ((ObjectIdentifier) -> Void)?
+
     /// Sets the hook told when a thread starts waiting (tests use it as a gate).
     static func setWaitHook(_ hook: ((ObjectIdentifier) -> Void)?) {
         lock.withLock { waitHook = hook }
+    }
+
+    /// Sets the hook told when a waiting thread is about to look for a cycle (tests use it as
+    /// a gate).
+    static func setCheckHook(_ hook: ((ObjectIdentifier) -> Void)?) {
+        lock.withLock { checkHook = hook }
     }
     private static let lock = Lock()
 
@@ -59,7 +69,13 @@ enum SyntheticCycle {
         var attempts = 0
         var pause: UInt32 = 1
         while let computing = node.computingThread, computing != me {
-            if let chain = chainOfWaits(from: computing, to: me) {
+            lock.withLock { checkHook }?(ObjectIdentifier(node))
+            // `computing` may have finished the property since it was read, and be waiting now
+            // for one that this thread computes: that is no cycle. A real one lasts, so the
+            // chain counts only while the same thread still computes the property.
+            if let chain = chainOfWaits(from: computing, to: me),
+                node.computingThread == computing
+            {
                 let names = DependencyTracking.openFramesOnThisThread.compactMap {
                     ($0.dependent as? any SyntheticNode)?.nodeName
                 }
