@@ -1,16 +1,9 @@
 import Foundation
+import HeraldTestSupport
 import Synchronization
 import Testing
 
 @testable import Messaging
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// What one thread keeps for dependency tracking: found through a C thread-local variable,
 /// released through a thread-local storage key's destructor when the thread ends.
@@ -43,41 +36,10 @@ struct ThreadContextTests {
         }
     }
 
-    /// Runs `body` on a new thread and returns once the thread has ended, thread-local
-    /// destructors included.
-    private static func runOnThreadAndJoin(_ body: @escaping () -> Void) {
-        final class Body {
-            let run: () -> Void
-            init(_ run: @escaping () -> Void) { self.run = run }
-        }
-        let argument = Unmanaged.passRetained(Body(body)).toOpaque()
-        #if canImport(Darwin)
-            var thread: pthread_t?
-        #else
-            var thread = pthread_t()
-        #endif
-        let status = pthread_create(
-            &thread, nil,
-            { argument in
-                #if canImport(Darwin)
-                    Unmanaged<Body>.fromOpaque(argument).takeRetainedValue().run()
-                #else
-                    Unmanaged<Body>.fromOpaque(argument!).takeRetainedValue().run()
-                #endif
-                return nil
-            }, argument)
-        precondition(status == 0)
-        #if canImport(Darwin)
-            pthread_join(thread!, nil)
-        #else
-            pthread_join(thread, nil)
-        #endif
-    }
-
     @Test func aThreadMakesItsOwnContextOnFirstUseAndKeepsIt() {
         let here = ThreadContext.forThisThread
         let sightings = Sightings()
-        Self.runOnThreadAndJoin {
+        runOnThreadAndJoin {
             sightings.before = ThreadContext.current
             sightings.made = ThreadContext.forThisThread
             sightings.again = ThreadContext.current
@@ -91,7 +53,7 @@ struct ThreadContextTests {
 
     @Test func aThreadsContextIsFreedWhenTheThreadEnds() {
         let sightings = Sightings()
-        Self.runOnThreadAndJoin {
+        runOnThreadAndJoin {
             sightings.madeWeakly = ThreadContext.forThisThread
             #expect(sightings.madeWeakly != nil)
         }
@@ -102,7 +64,7 @@ struct ThreadContextTests {
     /// not be handed the context being released, and what it makes is freed too.
     @Test func aDeinitRunByTheContextsReleaseGetsAFreshContextThatIsFreedToo() {
         let sightings = Sightings()
-        Self.runOnThreadAndJoin {
+        runOnThreadAndJoin {
             let context = ThreadContext.forThisThread
             sightings.originalIdentity = ObjectIdentifier(context)
             context.queued.append(UsesContextWhenFreed(sightings))

@@ -94,3 +94,58 @@ public struct UncheckedBox<Value>: @unchecked Sendable {
     /// Carries `value`.
     public init(_ value: Value) { self.value = value }
 }
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A POSIX thread running a closure. Joining it returns once the thread has ended, its
+/// thread-local destructors included (a `Thread` or a dispatch queue cannot be joined).
+public struct JoinableThread {
+    private let handle: pthread_t
+
+    /// Starts a thread running `body`.
+    public init(_ body: @escaping () -> Void) {
+        final class Body {
+            let run: () -> Void
+            init(_ run: @escaping () -> Void) { self.run = run }
+        }
+        let argument = Unmanaged.passRetained(Body(body)).toOpaque()
+        #if canImport(Darwin)
+            var thread: pthread_t?
+        #else
+            var thread = pthread_t()
+        #endif
+        let status = pthread_create(
+            &thread, nil,
+            { argument in
+                #if canImport(Darwin)
+                    Unmanaged<Body>.fromOpaque(argument).takeRetainedValue().run()
+                #else
+                    Unmanaged<Body>.fromOpaque(argument!).takeRetainedValue().run()
+                #endif
+                return nil
+            }, argument)
+        precondition(status == 0, "pthread_create failed (\(status))")
+        #if canImport(Darwin)
+            handle = thread!
+        #else
+            handle = thread
+        #endif
+    }
+
+    /// Waits until the thread has ended.
+    public func join() {
+        pthread_join(handle, nil)
+    }
+}
+
+/// Runs `body` on a new thread and returns once the thread has ended, its thread-local
+/// destructors included.
+public func runOnThreadAndJoin(_ body: @escaping () -> Void) {
+    JoinableThread(body).join()
+}
