@@ -386,15 +386,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                 step = core.lock.withLock { state.beginRead(by: thread) }
             case .check(let marks):
                 // This thread checks: nothing changes the frame meanwhile.
-                let sources = frame.links
-                var moved = false
-                for index in sources.indices {
-                    guard let refresh = sources[index].refresh else { continue }
-                    if refresh(sources[index].source) != sources[index].version {
-                        moved = true
-                        break
-                    }
-                }
+                let moved = frame.aSyntheticSourceMoved()
                 // Valid again: the value and its version, in the same critical section.
                 var checked: Value? = nil
                 step = core.lock.withLock {
@@ -579,7 +571,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     }
 
     deinit {
-        for link in frame.links { link.source.removeDependent(ObjectIdentifier(self)) }
+        frame.forgetSources(of: ObjectIdentifier(self))
     }
 }
 

@@ -24,7 +24,7 @@ package typealias VersionRefresh = (AnyObject) -> UInt64
 
 /// The evaluations of one computed (synthetic) property, one at a time: records what each
 /// reads, keeping the subscriptions it had to sources it reads again and subscribing (before the
-/// read) to new ones, and keeps what the last one read (``links``). Each property has one, used
+/// read) to new ones, and keeps what the last one read (`links`). Each property has one, used
 /// by the thread that computes or checks the property (which the property's state makes one at
 /// a time); an evaluation opens it with ``DependencyTracking/withFrame(_:on:_:)``.
 ///
@@ -32,7 +32,7 @@ package typealias VersionRefresh = (AnyObject) -> UInt64
 /// used without a retain or a witness table.
 ///
 /// While an evaluation reads the previous one's sources in the same order (the common case),
-/// nothing is copied or moved: a cursor moves over ``links``, and the versions of synthetic
+/// nothing is copied or moved: a cursor moves over `links`, and the versions of synthetic
 /// sources are written in place.
 @usableFromInline
 package final class EvaluationFrame {
@@ -44,7 +44,7 @@ package final class EvaluationFrame {
     /// What the last evaluation read, in order, with the versions its synthetic sources had
     /// (during an evaluation: what the previous one read). Only for the thread computing or
     /// checking the property, or its deinit.
-    @usableFromInline @exclusivity(unchecked) package private(set) var links: [SourceLink] = []
+    @exclusivity(unchecked) private var links: [SourceLink] = []
     /// While true, every read so far was `links[0..<cursor]`, in order.
     @exclusivity(unchecked) private var same = true
     @exclusivity(unchecked) private var cursor = 0
@@ -55,6 +55,28 @@ package final class EvaluationFrame {
     @exclusivity(unchecked) private var lastRecorded = -1
     /// The identity of the source recorded last: a read of it again records nothing.
     @exclusivity(unchecked) private var lastIdentity: ObjectIdentifier?
+
+    /// Whether a synthetic source the last evaluation read has a version other than the one it
+    /// read, once brought up to date (in the order read; stops at the first). For a check, by the
+    /// thread checking. (Here, and not inlined where the property is: the frame's properties are
+    /// used without exclusivity checks only in this module.)
+    @usableFromInline
+    package func aSyntheticSourceMoved() -> Bool {
+        // A copy: refreshing a source runs other properties' evaluations (never this one's,
+        // which would be a cycle).
+        let links = links
+        for index in links.indices {
+            guard let refresh = links[index].refresh else { continue }
+            if refresh(links[index].source) != links[index].version { return true }
+        }
+        return false
+    }
+
+    /// Stops what the last evaluation read from telling `dependent` of changes (the property is
+    /// going away).
+    package func forgetSources(of dependent: ObjectIdentifier) {
+        for link in links { link.source.removeDependent(dependent) }
+    }
 
     /// A frame for a property that sets itself as ``dependent`` once it can.
     @usableFromInline
@@ -70,7 +92,7 @@ package final class EvaluationFrame {
         lastIdentity = nil
     }
 
-    /// Ends the evaluation: ``links`` become what it read. Returns what the previous evaluation
+    /// Ends the evaluation: `links` become what it read. Returns what the previous evaluation
     /// read and this one did not (usually nothing).
     @usableFromInline
     package func finish() -> [SourceLink] {
