@@ -469,12 +469,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// Invalidates the value and what depends on it, and queues what is observed, running
     /// nothing.
     func markInvalid() {
-        let change = sourceChanged(definitely: true)
-        if change.mustPropagate { DependencyTracking.enqueue(self) }
-        if let next = change.dependents {
-            DependencyTracking.mark(next.takeRetainedValue(), definitely: false)
-        }
-        change.released?.release()
+        DependencyTracking.markDependent(self, definitely: true)
     }
 
     /// Stores `value` as the valid value without calling the function (a hybrid property), until

@@ -28,7 +28,8 @@ package protocol Dependent: PropagationWork {
     /// Marks it, and returns what the marking must do next. Called on the changing thread
     /// before the change is delivered to anyone, possibly under the source's lock (see
     /// ``DependencyTracking/markWhileLocked(_:)``): it must run no user code. The references in
-    /// the result are retained once for the caller, who must hand them on or release them.
+    /// the result are retained once for the marking, which hands them on or releases them (call
+    /// it only through ``DependencyTracking``).
     func sourceChanged(definitely: Bool) -> SourceChange
 }
 
@@ -297,25 +298,43 @@ package enum DependencyTracking {
                 Unmanaged.passUnretained(entries[index])._withUnsafeGuaranteedRef { entry in
                     guard let live = entry.reference.retained() else { return }
                     let change = entry.kind.mark(live, definitely: definitely, in: context)
-                    if let next = change.dependents {
-                        next._withUnsafeGuaranteedRef {
-                            mark($0, definitely: false, in: context, keepingAlive: keepingAlive)
-                        }
-                        // Releasing a list runs nothing but the ends of references that do not
-                        // keep their objects alive: no need to wait for the unlocking.
-                        next.release()
-                    }
-                    if keepingAlive {
-                        // Released after unlocking, when they are not the last references.
-                        if let released = change.released { context.keptAlive.append(released) }
-                        context.keptAlive.append(live)
-                    } else {
-                        change.released?.release()
-                        live.release()
-                    }
+                    handOn(change, in: context, keepingAlive: keepingAlive)
+                    // Kept alive as `change.released` is (see `handOn`).
+                    if keepingAlive { context.keptAlive.append(live) } else { live.release() }
                 }
             }
         }
+    }
+
+    /// Marks `dependent` itself (`definitely`: a manual invalidation), then what depends on it,
+    /// queuing what is observed and running nothing.
+    @usableFromInline
+    package static func markDependent(_ dependent: some Dependent, definitely: Bool) {
+        ThreadContext.withThisThread { context in
+            let change = dependent.sourceChanged(definitely: definitely)
+            if change.mustPropagate { context.queued.append(dependent) }
+            handOn(change, in: context, keepingAlive: false)
+        }
+    }
+
+    /// Does what `change` asks after its dependent was marked, and lets go of its references
+    /// (the one place that does: they are retained once for it): marks the dependents it names,
+    /// and keeps what the dependent let go of for the release after unlocking if
+    /// `keepingAlive`, else releases it now.
+    private static func handOn(
+        _ change: SourceChange, in context: ThreadContext, keepingAlive: Bool
+    ) {
+        if let next = change.dependents {
+            next._withUnsafeGuaranteedRef {
+                mark($0, definitely: false, in: context, keepingAlive: keepingAlive)
+            }
+            // Releasing a list runs nothing but the ends of references that do not keep their
+            // objects alive: no need to wait for the unlocking.
+            next.release()
+        }
+        guard let released = change.released else { return }
+        // Released after unlocking, when it is not the last reference.
+        if keepingAlive { context.keptAlive.append(released) } else { released.release() }
     }
 }
 
