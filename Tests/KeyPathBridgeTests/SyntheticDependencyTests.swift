@@ -288,6 +288,57 @@ struct SyntheticDependencyTests {
         }
     }
 
+    @Test("a cycle that closes at a property being checked names every property, in order")
+    func cycleClosingAtACheckedProperty() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let loop = Loop()
+            _ = loop.a  // valid, through b and c
+            // c now reads a: a and b are checked (they may be stale), c is evaluated.
+            loop.closed = true
+            _ = loop.a
+        }.map { result in
+            let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(text.contains(Loop.cycle), "\(text)")
+        }
+    }
+
+    @Test("a cycle through a property checked inside an evaluation names it in its place")
+    func cycleThroughACheckInsideAnEvaluation() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let loop = Loop()
+            _ = loop.a
+            loop.closed = true  // c invalid; b and a may be stale
+            loop.x = 1  // a invalid: it is evaluated, and checks b, which evaluates c
+            _ = loop.a
+        }.map { result in
+            let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(text.contains(Loop.cycle), "\(text)")
+        }
+    }
+
+    @Test("a cycle among properties made at run time, closing at a checked one, is a loop")
+    func runtimeCycleClosingAtACheckedProperty() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            final class Sheet {
+                @ObservableVar var closed = false
+                var cells: [Synthetic<Sheet, Int>] = []
+            }
+            let sheet = Sheet()
+            sheet.cells = [
+                Synthetic(owner: sheet, name: "cell0") { $0.cells[1].value + 1 },
+                Synthetic(owner: sheet, name: "cell1") { $0.closed ? $0.cells[0].value : 0 },
+            ]
+            _ = sheet.cells[0].value
+            sheet.closed = true
+            _ = sheet.cells[0].value
+        }.map { result in
+            let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(
+                text.contains("synthetic property cycle: Sheet.cell0 → Sheet.cell1 → Sheet.cell0."),
+                "\(text)")
+        }
+    }
+
     @Test("leaks: a synthetic property, its owner, its dependencies and observers are freed")
     func freed() {
         weak var contact: Contact?
@@ -310,4 +361,18 @@ struct SyntheticDependencyTests {
         #expect(source == nil)
         #expect(watch == nil)
     }
+}
+
+/// a → b → c, where c reads a once `closed` (the cycle tests make it close at a checked
+/// property).
+private final class Loop {
+    @ObservableVar var closed = false
+    @ObservableVar var x = 0
+    @ObservableVar var base = 1
+    @Synthetic({ (l: Loop) in l.x + l.b }) var a: Int
+    @Synthetic({ (l: Loop) in l.c + 1 }) var b: Int
+    @Synthetic({ (l: Loop) in l.closed ? l.a : l.base }) var c: Int
+
+    /// The message's cycle.
+    static let cycle = "synthetic property cycle: Loop.a → Loop.b → Loop.c → Loop.a."
 }

@@ -386,7 +386,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                 step = core.lock.withLock { state.beginRead(by: thread) }
             case .check(let marks):
                 // This thread checks: nothing changes the frame meanwhile.
-                let moved = frame.aSyntheticSourceMoved()
+                let moved = frame.aSyntheticSourceMoved(on: thread)
                 // Valid again: the value and its version, in the same critical section.
                 var checked: Value? = nil
                 step = core.lock.withLock {

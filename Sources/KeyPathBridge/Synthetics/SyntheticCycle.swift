@@ -11,8 +11,8 @@ import Transforms
 /// Cycles among synthetic properties, and threads waiting for each other's evaluations.
 @usableFromInline
 enum SyntheticCycle {
-    /// The message for a cycle that closes at `node`, given the properties being evaluated
-    /// (outermost first) on the thread that found it.
+    /// The message for a cycle that closes at `node`, given the properties being evaluated or
+    /// checked (outermost first) on the thread that found it.
     static func message(closingAt node: String, through evaluating: [String]) -> String {
         let start = evaluating.lastIndex(of: node) ?? evaluating.startIndex
         let names = evaluating[start...] + [node]
@@ -24,10 +24,15 @@ enum SyntheticCycle {
     /// Stops the process with the cycle that closes at `node` on this thread.
     @usableFromInline
     static func report(closingAt node: any SyntheticNode) -> Never {
-        let names = DependencyTracking.openFramesOnThisThread.compactMap {
-            ($0.dependent as? any SyntheticNode)?.nodeName
-        }
+        let names = namesInProgressOnThisThread
         fatalError(message(closingAt: node.nodeName, through: names))
+    }
+
+    /// The names of the synthetic properties this thread evaluates or checks, outermost first.
+    private static var namesInProgressOnThisThread: [String] {
+        DependencyTracking.dependentsInProgressOnThisThread.compactMap {
+            ($0 as? any SyntheticNode)?.nodeName
+        }
     }
 
     // MARK: Waiting for another thread
@@ -76,9 +81,7 @@ enum SyntheticCycle {
             if let chain = chainOfWaits(from: computing, to: me),
                 node.computingThread == computing
             {
-                let names = DependencyTracking.openFramesOnThisThread.compactMap {
-                    ($0.dependent as? any SyntheticNode)?.nodeName
-                }
+                let names = namesInProgressOnThisThread
                 fatalError(
                     message(closingAt: node.nodeName, through: names + chain)
                         + " (The cycle spans threads.)")

@@ -105,15 +105,35 @@ package enum DependencyTracking {
         return ThreadContext.withCurrent { $0.top }
     }
 
-    /// The evaluation frames open on this thread, outermost first.
-    package static var openFramesOnThisThread: [EvaluationFrame] {
-        var frames: [EvaluationFrame] = []
-        var next = ThreadContext.current?.top
-        while let frame = next?.takeUnretainedValue() {
-            frames.append(frame)
-            next = frame.parent
+    /// The computed properties this thread is evaluating or checking, outermost first (for a
+    /// cycle's message).
+    package static var dependentsInProgressOnThisThread: [any Dependent] {
+        guard let context = ThreadContext.current else { return [] }
+        func chain(
+            from start: Unmanaged<EvaluationFrame>?,
+            _ next: (EvaluationFrame) -> Unmanaged<EvaluationFrame>?
+        ) -> [Unmanaged<EvaluationFrame>] {
+            var chain: [Unmanaged<EvaluationFrame>] = []
+            var current = start
+            while let frame = current {
+                chain.append(frame)
+                current = next(frame.takeUnretainedValue())
+            }
+            return chain.reversed()
         }
-        return frames.reversed()
+        let frames = chain(from: context.top) { $0.parent }
+        let checked = chain(from: context.checking) { $0.checkParent }
+        // Each check comes right after the frame that was innermost when it began: a frame
+        // opened during the check is inside it, and a check that began inside a later frame
+        // names that frame.
+        func checks(inside frame: Unmanaged<EvaluationFrame>?) -> [Unmanaged<EvaluationFrame>] {
+            checked.filter {
+                $0.takeUnretainedValue().checkedInside?.toOpaque() == frame?.toOpaque()
+            }
+        }
+        var order = checks(inside: nil)
+        for frame in frames { order += [frame] + checks(inside: frame) }
+        return order.compactMap { $0.takeUnretainedValue().dependent }
     }
 
     /// Runs `body` with `frame` open on `thread` (this thread, as ``beginRefresh()`` returned
@@ -133,6 +153,27 @@ package enum DependencyTracking {
                 openFrames.subtract(1, ordering: .relaxed)
             }
             return try body()
+        }
+    }
+
+    /// Runs `body` (a check of `frame`'s property, on `thread`, this thread, as
+    /// ``beginRefresh()`` returned it) with the check listed among what the thread is doing (see
+    /// ``dependentsInProgressOnThisThread``). Nothing is recorded in a checked frame.
+    @inline(__always)
+    static func whileChecking<Result>(
+        _ frame: EvaluationFrame, on thread: ObjectIdentifier, _ body: () -> Result
+    ) -> Result {
+        ThreadContext.with(thread) { context in
+            frame.checkParent = context.checking
+            frame.checkedInside = context.top
+            // Not retained: the caller keeps `frame` alive until this returns.
+            context.checking = Unmanaged.passUnretained(frame)
+            defer {
+                context.checking = frame.checkParent
+                frame.checkParent = nil
+                frame.checkedInside = nil
+            }
+            return body()
         }
     }
 
@@ -420,6 +461,9 @@ final class ThreadContext {
     /// The innermost open frame (the others are its parents).
     /// Not retained: an open frame is kept alive by the evaluation that opened it.
     @exclusivity(unchecked) var top: Unmanaged<EvaluationFrame>?
+    /// The frame of the innermost property being checked (the others are its `checkParent`s).
+    /// Not retained, as `top`.
+    @exclusivity(unchecked) var checking: Unmanaged<EvaluationFrame>?
     @exclusivity(unchecked) var queued: [any PropagationWork] = []
     @exclusivity(unchecked) var isPropagating = false
     /// Computed values being brought up to date on this thread (see `beginRefresh()`).

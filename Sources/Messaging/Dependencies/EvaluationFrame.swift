@@ -41,6 +41,12 @@ package final class EvaluationFrame {
     /// The frame that was innermost when this one opened (set by ``DependencyTracking``). Not
     /// retained: it is open further up this thread's stack, whose evaluation keeps it alive.
     @exclusivity(unchecked) var parent: Unmanaged<EvaluationFrame>?
+    /// While the property is checked (see ``aSyntheticSourceMoved(on:)``): the check that was
+    /// innermost on this thread when it began, and the frame that was innermost then (for a
+    /// cycle's message, which names what the thread computes and checks, in order). Not
+    /// retained, as `parent`.
+    @exclusivity(unchecked) var checkParent: Unmanaged<EvaluationFrame>?
+    @exclusivity(unchecked) var checkedInside: Unmanaged<EvaluationFrame>?
     /// What the last evaluation read, in order, with the versions its synthetic sources had
     /// (during an evaluation: what the previous one read). Only for the thread computing or
     /// checking the property, or its deinit.
@@ -57,19 +63,23 @@ package final class EvaluationFrame {
     @exclusivity(unchecked) private var lastIdentity: ObjectIdentifier?
 
     /// Whether a synthetic source the last evaluation read has a version other than the one it
-    /// read, once brought up to date (in the order read; stops at the first). For a check, by the
-    /// thread checking. (Here, and not inlined where the property is: the frame's properties are
-    /// used without exclusivity checks only in this module.)
+    /// read, once brought up to date (in the order read; stops at the first). For a check, by
+    /// `thread`, the thread checking (as ``DependencyTracking/beginRefresh()`` returned it),
+    /// which lists the check among what it is doing meanwhile. (Here, and not inlined where the
+    /// property is: the frame's properties are used without exclusivity checks only in this
+    /// module.)
     @usableFromInline
-    package func aSyntheticSourceMoved() -> Bool {
+    package func aSyntheticSourceMoved(on thread: ObjectIdentifier) -> Bool {
         // A copy: refreshing a source runs other properties' evaluations (never this one's,
         // which would be a cycle).
         let links = links
-        for index in links.indices {
-            guard let refresh = links[index].refresh else { continue }
-            if refresh(links[index].source) != links[index].version { return true }
+        return DependencyTracking.whileChecking(self, on: thread) {
+            for index in links.indices {
+                guard let refresh = links[index].refresh else { continue }
+                if refresh(links[index].source) != links[index].version { return true }
+            }
+            return false
         }
-        return false
     }
 
     /// Stops what the last evaluation read from telling `dependent` of changes (the property is
