@@ -712,13 +712,15 @@ struct SyntheticAttackRound5ConcurrencyTests {
         }.start()
         entered.wait()
         let waiting = DispatchSemaphore(value: 0)
-        SyntheticCycle.setWaitHook { _ in waiting.signal() }
+        let waitHook = SyntheticCycle.addHook(at: .wait) {
+            if $0 == ObjectIdentifier(slow) { waiting.signal() }
+        }
         Thread {
             results.append(slow.value)  // waits for the evaluation
             done.signal()
         }.start()
         waiting.wait()
-        SyntheticCycle.setWaitHook(nil)
+        SyntheticCycle.removeHook(waitHook)
         gate.signal()
         done.wait()
         done.wait()

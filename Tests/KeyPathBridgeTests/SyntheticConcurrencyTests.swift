@@ -79,8 +79,10 @@ struct SyntheticConcurrencyTests {
         gated.holdAtGate.store(true, ordering: .sequentiallyConsistent)
         let property = ObjectIdentifier(gated.$doubled)
         let secondWaits = DispatchSemaphore(value: 0)
-        SyntheticCycle.setWaitHook { if $0 == property { secondWaits.signal() } }
-        defer { SyntheticCycle.setWaitHook(nil) }
+        let waitHook = SyntheticCycle.addHook(at: .wait) {
+            if $0 == property { secondWaits.signal() }
+        }
+        defer { SyntheticCycle.removeHook(waitHook) }
         let results = Recording<Int>()
         let done = DispatchSemaphore(value: 0)
         let box = UncheckedBox(gated)

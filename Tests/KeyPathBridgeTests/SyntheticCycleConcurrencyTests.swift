@@ -22,19 +22,19 @@ struct SyntheticCycleConcurrencyTests {
         let aMayCheck = DispatchSemaphore(value: 0)
         let bWaits = DispatchSemaphore(value: 0)
         let heldOnce = Atomic<Bool>(false)
-        SyntheticCycle.setCheckHook { node in
+        let checkHook = SyntheticCycle.addHook(at: .check) { node in
             // A, about to look for a cycle while waiting for `positive`: held there once.
             guard node == positive, !heldOnce.exchange(true, ordering: .sequentiallyConsistent)
             else { return }
             aChecks.signal()
             aMayCheck.wait()
         }
-        SyntheticCycle.setWaitHook { node in
+        let waitHook = SyntheticCycle.addHook(at: .wait) { node in
             if node == label { bWaits.signal() }
         }
         defer {
-            SyntheticCycle.setCheckHook(nil)
-            SyntheticCycle.setWaitHook(nil)
+            SyntheticCycle.removeHook(checkHook)
+            SyntheticCycle.removeHook(waitHook)
         }
         model.hold.store(true, ordering: .sequentiallyConsistent)
         let box = UncheckedBox(model)
@@ -61,4 +61,91 @@ struct SyntheticCycleConcurrencyTests {
         #expect(model.$positive.evaluationCount == 1)
         #expect(model.$label.evaluationCount == 1)
     }
+
+    /// Found by reading (the chain of waits was read one link at a time): T0, computing `d`,
+    /// waits for `a`, which T1 computes. Looking for a cycle, T0 reads that T1 waits for `b`,
+    /// which T2 computes. T2 then finishes `b` and waits for `d`, which T0 computes; T1 goes on
+    /// computing `a`. T0 reads on: T2 waits for T0. Nothing waits in a circle (T1 runs), but
+    /// the chain T1 → `b` → T2 → `d` → T0 mixes reads from before and after T2 finished `b`.
+    @Test("threads: a chain of waits read across a change is no cycle")
+    func staleChainIsNoCycle() {
+        let model = ThreeWay()
+        let a = ObjectIdentifier(model.$a)
+        let b = ObjectIdentifier(model.$b)
+        let d = ObjectIdentifier(model.$d)
+        let t1Waits = DispatchSemaphore(value: 0)
+        let t2Waits = DispatchSemaphore(value: 0)
+        let t0Linked = DispatchSemaphore(value: 0)
+        let t0MayGoOn = DispatchSemaphore(value: 0)
+        let t0LooksAgain = DispatchSemaphore(value: 0)
+        let heldOnce = Atomic<Bool>(false)
+        let checkHook = SyntheticCycle.addHook(at: .check) { node in
+            // T0, waiting for `a`, looks for a cycle again (the held look found none).
+            if node == a, heldOnce.load(ordering: .sequentiallyConsistent) { t0LooksAgain.signal() }
+        }
+        let waitHook = SyntheticCycle.addHook(at: .wait) { node in
+            if node == b { t1Waits.signal() }
+            if node == d { t2Waits.signal() }
+        }
+        let linkHook = SyntheticCycle.addHook(at: .link) { node in
+            // T0 has read that T2 computes `b`: held there once.
+            guard node == b, !heldOnce.exchange(true, ordering: .sequentiallyConsistent)
+            else { return }
+            t0Linked.signal()
+            t0MayGoOn.wait()
+        }
+        defer {
+            SyntheticCycle.removeHook(linkHook)
+            SyntheticCycle.removeHook(checkHook)
+            SyntheticCycle.removeHook(waitHook)
+        }
+        let box = UncheckedBox(model)
+        let results = Recording<String>()
+        // Threads of their own: a dispatch queue adds a third blocked worker only after a while.
+        let t2 = JoinableThread {
+            results.append("b \(box.value.b)")  // computes `b`, held at its gate
+            results.append("d \(box.value.d)")  // then waits for T0's evaluation of `d`
+        }
+        model.enteredB.wait()
+        let t1 = JoinableThread {
+            results.append("a \(box.value.a)")  // waits for T2's `b`, then is held at `a`'s gate
+        }
+        t1Waits.wait()
+        let t0 = JoinableThread {
+            results.append("d \(box.value.d)")  // waits for T1's `a`, and looks for a cycle
+        }
+        t0Linked.wait()
+        model.gateB.signal()  // T2 finishes `b` and waits for `d`; T1 reads `b`, held in `a`
+        t2Waits.wait()
+        model.enteredA.wait()
+        t0MayGoOn.signal()  // T0 reads on: T2 waits for `d`, which T0 computes
+        t0LooksAgain.wait()  // while T1 still computes `a`
+        model.gateA.signal()
+        for thread in [t0, t1, t2] { thread.join() }
+        #expect(results.elements.sorted() == ["a 2", "b 1", "d 3", "d 3"])
+        #expect(model.$d.evaluationCount == 1)
+    }
+}
+
+/// `d` ← `a` ← `b`, where `b` and `a` wait at a gate while computed.
+final class ThreeWay: @unchecked Sendable {
+    @ObservableVar var base = 1
+    let enteredB = DispatchSemaphore(value: 0)
+    let gateB = DispatchSemaphore(value: 0)
+    let enteredA = DispatchSemaphore(value: 0)
+    let gateA = DispatchSemaphore(value: 0)
+    @Synthetic({ (m: ThreeWay) in
+        m.enteredB.signal()
+        m.gateB.wait()
+        return m.base
+    })
+    var b: Int
+    @Synthetic({ (m: ThreeWay) in
+        let value = m.b + 1
+        m.enteredA.signal()
+        m.gateA.wait()
+        return value
+    })
+    var a: Int
+    @Synthetic({ (m: ThreeWay) in m.a + 1 }) var d: Int
 }

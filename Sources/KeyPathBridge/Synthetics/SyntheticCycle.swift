@@ -39,24 +39,47 @@ enum SyntheticCycle {
 
     /// Which property each waiting thread waits for (guarded by `lock`).
     nonisolated(unsafe) private static var waits: [ObjectIdentifier: any SyntheticNode] = [:]
-    /// Told, with the property's identity, when a thread starts waiting for another thread's
-    /// evaluation of it (for tests; guarded by `lock`).
-    nonisolated(unsafe) private static var waitHook: ((ObjectIdentifier) -> Void)?
-
-    /// Told, with the property's identity, each time a waiting thread is about to look for a
-    /// cycle (for tests; guarded by `lock`).
-    nonisolated(unsafe) private static var checkHook: ((ObjectIdentifier) -> Void)?
-
-    /// Sets the hook told when a thread starts waiting (tests use it as a gate).
-    static func setWaitHook(_ hook: ((ObjectIdentifier) -> Void)?) {
-        lock.withLock { waitHook = hook }
+    /// Where a test hook is told, with the property's identity (see ``addHook(at:_:)``).
+    enum HookPoint {
+        /// A thread starts waiting for another thread's evaluation of the property.
+        case wait
+        /// A waiting thread is about to look for a cycle.
+        case check
+        /// A thread looking for a cycle has read who computes the property, which a thread of
+        /// the chain waits for.
+        case link
     }
 
-    /// Sets the hook told when a waiting thread is about to look for a cycle (tests use it as
-    /// a gate).
-    static func setCheckHook(_ hook: ((ObjectIdentifier) -> Void)?) {
-        lock.withLock { checkHook = hook }
+    /// The test hooks, by number (guarded by `lock`). Several tests may run at once, each with
+    /// its own hooks, which look only at their own properties.
+    nonisolated(unsafe) private static var hooks:
+        [Int: (point: HookPoint, body: (ObjectIdentifier) -> Void)] = [:]
+    nonisolated(unsafe) private static var lastHook = 0
+
+    /// Adds a hook told at `point` (tests use it as a gate). Returns its number, for
+    /// ``removeHook(_:)``.
+    static func addHook(at point: HookPoint, _ body: @escaping (ObjectIdentifier) -> Void) -> Int
+    {
+        lock.withLock {
+            lastHook += 1
+            hooks[lastHook] = (point, body)
+            return lastHook
+        }
     }
+
+    /// Removes the hook `addHook(at:_:)` numbered `hook`.
+    static func removeHook(_ hook: Int) {
+        _ = lock.withLock { hooks.removeValue(forKey: hook) }
+    }
+
+    /// Tells the hooks at `point` of `node` (outside the lock: a hook may wait).
+    private static func tellHooks(at point: HookPoint, _ node: any SyntheticNode) {
+        let bodies = lock.withLock {
+            hooks.isEmpty ? [] : hooks.values.filter { $0.point == point }.map(\.body)
+        }
+        for body in bodies { body(ObjectIdentifier(node)) }
+    }
+
     private static let lock = Lock()
 
     /// Waits until `node`, which `other` is computing, is no longer computed by it. If `other`
@@ -65,25 +88,21 @@ enum SyntheticCycle {
     @usableFromInline
     static func wait(for node: any SyntheticNode, computedBy other: ObjectIdentifier) {
         let me = DependencyTracking.thisThread
-        let hook = lock.withLock {
-            waits[me] = node
-            return waitHook
-        }
-        hook?(ObjectIdentifier(node))
+        lock.withLock { waits[me] = node }
+        tellHooks(at: .wait, node)
         defer { _ = lock.withLock { waits.removeValue(forKey: me) } }
         var attempts = 0
         var pause: UInt32 = 1
         while let computing = node.computingThread, computing != me {
-            lock.withLock { checkHook }?(ObjectIdentifier(node))
-            // `computing` may have finished the property since it was read, and be waiting now
-            // for one that this thread computes: that is no cycle. A real one lasts, so the
-            // chain counts only while the same thread still computes the property.
+            tellHooks(at: .check, node)
             if let chain = chainOfWaits(from: computing, to: me),
-                node.computingThread == computing
+                waitInACircle(me, for: node, computedBy: computing, through: chain)
             {
                 let names = namesInProgressOnThisThread
                 fatalError(
-                    message(closingAt: node.nodeName, through: names + chain)
+                    message(
+                        closingAt: node.nodeName,
+                        through: names + chain.map { $0.node.nodeName })
                         + " (The cycle spans threads.)")
             }
             attempts += 1
@@ -96,21 +115,52 @@ enum SyntheticCycle {
         }
     }
 
+    /// A thread in a chain of waits, and the property it waits for.
+    private typealias Link = (thread: ObjectIdentifier, node: any SyntheticNode)
+
     /// If `thread` waits, directly or through other threads, for a property that `target`
-    /// computes: the names of the properties waited for along the way.
+    /// computes: the threads along the way and the properties they wait for. Read one link at a
+    /// time, so the links may be from different moments (see `waitInACircle`).
     private static func chainOfWaits(from thread: ObjectIdentifier, to target: ObjectIdentifier)
-        -> [String]?
+        -> [Link]?
     {
-        var names: [String] = []
+        var chain: [Link] = []
         var current = thread
         var seen: Set<ObjectIdentifier> = []
         while seen.insert(current).inserted {
             guard let waited = lock.withLock({ waits[current] }) else { return nil }
-            names.append(waited.nodeName)
+            chain.append((current, waited))
             guard let next = waited.computingThread else { return nil }
-            if next == target { return names }
+            tellHooks(at: .link, waited)
+            if next == target { return chain }
             current = next
         }
         return nil
+    }
+
+    /// Whether `me`, waiting for `node`, which `computing` computes, and the threads of `chain`
+    /// wait for each other in a circle now: every link read again in one critical section of
+    /// `lock`.
+    ///
+    /// That is a snapshot. While `lock` is held no thread starts or stops waiting (both take
+    /// it), and a thread that waits computes nothing new and finishes nothing, so what each
+    /// thread of the circle computes cannot change while its links are read. A chain read one
+    /// link at a time is not: a thread may have finished the property it was read to compute,
+    /// and then waited for another.
+    private static func waitInACircle(
+        _ me: ObjectIdentifier, for node: any SyntheticNode, computedBy computing: ObjectIdentifier,
+        through chain: [Link]
+    ) -> Bool {
+        lock.withLock {
+            guard waits[me] === node, node.computingThread == computing else { return false }
+            var expected = computing
+            for link in chain {
+                guard link.thread == expected, waits[link.thread] === link.node,
+                    let next = link.node.computingThread
+                else { return false }
+                expected = next
+            }
+            return expected == me
+        }
     }
 }
