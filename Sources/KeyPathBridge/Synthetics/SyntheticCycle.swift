@@ -37,8 +37,15 @@ enum SyntheticCycle {
 
     // MARK: Waiting for another thread
 
-    /// Which property each waiting thread waits for (guarded by `lock`).
-    nonisolated(unsafe) private static var waits: [ObjectIdentifier: any SyntheticNode] = [:]
+    /// A waiting thread: the property it waits for, and what it was computing and checking
+    /// (outermost first) when it began to wait (for a cycle's message).
+    private struct Waiting {
+        let node: any SyntheticNode
+        let inProgress: [any Dependent]
+    }
+
+    /// Each waiting thread (guarded by `lock`).
+    nonisolated(unsafe) private static var waits: [ObjectIdentifier: Waiting] = [:]
     /// Where a test hook is told, with the property's identity (see ``addHook(at:_:)``).
     enum HookPoint {
         /// A thread starts waiting for another thread's evaluation of the property.
@@ -58,8 +65,7 @@ enum SyntheticCycle {
 
     /// Adds a hook told at `point` (tests use it as a gate). Returns its number, for
     /// ``removeHook(_:)``.
-    static func addHook(at point: HookPoint, _ body: @escaping (ObjectIdentifier) -> Void) -> Int
-    {
+    static func addHook(at point: HookPoint, _ body: @escaping (ObjectIdentifier) -> Void) -> Int {
         lock.withLock {
             lastHook += 1
             hooks[lastHook] = (point, body)
@@ -88,7 +94,9 @@ enum SyntheticCycle {
     @usableFromInline
     static func wait(for node: any SyntheticNode, computedBy other: ObjectIdentifier) {
         let me = DependencyTracking.thisThread
-        lock.withLock { waits[me] = node }
+        let waiting = Waiting(
+            node: node, inProgress: DependencyTracking.dependentsInProgressOnThisThread)
+        lock.withLock { waits[me] = waiting }
         tellHooks(at: .wait, node)
         defer { _ = lock.withLock { waits.removeValue(forKey: me) } }
         var attempts = 0
@@ -98,11 +106,9 @@ enum SyntheticCycle {
             if let chain = chainOfWaits(from: computing, to: me),
                 waitInACircle(me, for: node, computedBy: computing, through: chain)
             {
-                let names = namesInProgressOnThisThread
+                let names = loop(closingAt: node, through: chain, then: waiting.inProgress)
                 fatalError(
-                    message(
-                        closingAt: node.nodeName,
-                        through: names + chain.map { $0.node.nodeName })
+                    message(closingAt: node.nodeName, through: names)
                         + " (The cycle spans threads.)")
             }
             attempts += 1
@@ -113,6 +119,35 @@ enum SyntheticCycle {
                 pause = min(pause * 2, 1_000)
             }
         }
+    }
+
+    /// The names of a cycle over threads, from `node`, which the chain's first thread computes
+    /// and this thread waits for, through each thread's properties in progress from the one
+    /// the previous thread waits for, to this thread's (`mine`) from the one the chain's last
+    /// thread waits for. The threads of the circle wait forever, so what each was computing when
+    /// it began to wait still stands.
+    private static func loop(
+        closingAt node: any SyntheticNode, through chain: [Link], then mine: [any Dependent]
+    ) -> [String] {
+        let inProgress = lock.withLock { chain.map { waits[$0.thread]?.inProgress ?? [] } }
+        var names: [String] = []
+        var from: any SyntheticNode = node
+        for (link, properties) in zip(chain, inProgress) {
+            names += segment(of: properties, from: from)
+            from = link.node
+        }
+        return names + segment(of: mine, from: from)
+    }
+
+    /// The names of `properties` (a thread's, outermost first) from `start` on (only its name
+    /// if it is not among them).
+    private static func segment(of properties: [any Dependent], from start: any SyntheticNode)
+        -> [String]
+    {
+        guard let index = properties.lastIndex(where: { $0 === start }) else {
+            return [start.nodeName]
+        }
+        return properties[index...].compactMap { ($0 as? any SyntheticNode)?.nodeName }
     }
 
     /// A thread in a chain of waits, and the property it waits for.
@@ -128,7 +163,7 @@ enum SyntheticCycle {
         var current = thread
         var seen: Set<ObjectIdentifier> = []
         while seen.insert(current).inserted {
-            guard let waited = lock.withLock({ waits[current] }) else { return nil }
+            guard let waited = lock.withLock({ waits[current]?.node }) else { return nil }
             chain.append((current, waited))
             guard let next = waited.computingThread else { return nil }
             tellHooks(at: .link, waited)
@@ -152,10 +187,12 @@ enum SyntheticCycle {
         through chain: [Link]
     ) -> Bool {
         lock.withLock {
-            guard waits[me] === node, node.computingThread == computing else { return false }
+            guard waits[me]?.node === node, node.computingThread == computing else {
+                return false
+            }
             var expected = computing
             for link in chain {
-                guard link.thread == expected, waits[link.thread] === link.node,
+                guard link.thread == expected, waits[link.thread]?.node === link.node,
                     let next = link.node.computingThread
                 else { return false }
                 expected = next
