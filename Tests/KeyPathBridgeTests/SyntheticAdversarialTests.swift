@@ -61,12 +61,12 @@ struct SyntheticAdversarialTests {
         gated.holdAtGate.store(true, ordering: .sequentiallyConsistent)
         let property = ObjectIdentifier(gated.$doubled)
         // The changing thread finds the first evaluation running and waits for it: let it go.
-        let waitHook = SyntheticCycle.addHook(at: .wait) { id in
+        let waitHook = SyntheticCycle.TestHooks.add(at: .wait) { id in
             guard id == property else { return }
             gated.holdAtGate.store(false, ordering: .sequentiallyConsistent)
             gated.gate.signal()
         }
-        defer { SyntheticCycle.removeHook(waitHook) }
+        defer { SyntheticCycle.TestHooks.remove(waitHook) }
         let observer = TestObserver()
         let updates = Recording<Update<Int>>()
         let box = UncheckedBox((gated, observer))

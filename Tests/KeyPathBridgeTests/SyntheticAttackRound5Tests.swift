@@ -712,7 +712,7 @@ struct SyntheticAttackRound5ConcurrencyTests {
         }.start()
         entered.wait()
         let waiting = DispatchSemaphore(value: 0)
-        let waitHook = SyntheticCycle.addHook(at: .wait) {
+        let waitHook = SyntheticCycle.TestHooks.add(at: .wait) {
             if $0 == ObjectIdentifier(slow) { waiting.signal() }
         }
         Thread {
@@ -720,7 +720,7 @@ struct SyntheticAttackRound5ConcurrencyTests {
             done.signal()
         }.start()
         waiting.wait()
-        SyntheticCycle.removeHook(waitHook)
+        SyntheticCycle.TestHooks.remove(waitHook)
         gate.signal()
         done.wait()
         done.wait()

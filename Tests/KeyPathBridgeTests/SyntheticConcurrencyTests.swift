@@ -79,10 +79,10 @@ struct SyntheticConcurrencyTests {
         gated.holdAtGate.store(true, ordering: .sequentiallyConsistent)
         let property = ObjectIdentifier(gated.$doubled)
         let secondWaits = DispatchSemaphore(value: 0)
-        let waitHook = SyntheticCycle.addHook(at: .wait) {
+        let waitHook = SyntheticCycle.TestHooks.add(at: .wait) {
             if $0 == property { secondWaits.signal() }
         }
-        defer { SyntheticCycle.removeHook(waitHook) }
+        defer { SyntheticCycle.TestHooks.remove(waitHook) }
         let results = Recording<Int>()
         let done = DispatchSemaphore(value: 0)
         let box = UncheckedBox(gated)
@@ -250,6 +250,48 @@ struct SyntheticConcurrencyTests {
                 "Ring.z → Ring.x → Ring.viaY → Ring.y → Ring.z.",
             ]
             #expect(loops.contains { text.contains("synthetic property cycle: " + $0) }, "\(text)")
+        }
+    }
+
+    /// Two instances of one class, each computed on its own thread, reading each other.
+    @Test("a cycle over threads between two same-named properties names both")
+    func sameNamesAcrossThreads() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            final class Peer: @unchecked Sendable {
+                var other: Peer?
+                let started: DispatchSemaphore
+                let go: DispatchSemaphore
+                init(_ started: DispatchSemaphore, _ go: DispatchSemaphore) {
+                    self.started = started
+                    self.go = go
+                }
+                @Synthetic({ (p: Peer) in
+                    p.started.signal()
+                    p.go.wait()
+                    return p.other!.value + 1
+                })
+                var value: Int
+            }
+            let started = DispatchSemaphore(value: 0)
+            let go = DispatchSemaphore(value: 0)
+            let a = Peer(started, go)
+            let b = Peer(started, go)
+            a.other = b
+            b.other = a
+            _ = (a.$value, b.$value)
+            let box = UncheckedBox((a, b))
+            let threads = [
+                JoinableThread { _ = box.value.0.value },
+                JoinableThread { _ = box.value.1.value },
+            ]
+            for _ in 0..<2 { started.wait() }
+            for _ in 0..<2 { go.signal() }
+            for thread in threads { thread.join() }
+        }.map { result in
+            let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(
+                text.contains("synthetic property cycle: Peer.value → Peer.value → Peer.value."),
+                "\(text)")
         }
     }
 

@@ -22,19 +22,19 @@ struct SyntheticCycleConcurrencyTests {
         let aMayCheck = DispatchSemaphore(value: 0)
         let bWaits = DispatchSemaphore(value: 0)
         let heldOnce = Atomic<Bool>(false)
-        let checkHook = SyntheticCycle.addHook(at: .check) { node in
+        let checkHook = SyntheticCycle.TestHooks.add(at: .check) { node in
             // A, about to look for a cycle while waiting for `positive`: held there once.
             guard node == positive, !heldOnce.exchange(true, ordering: .sequentiallyConsistent)
             else { return }
             aChecks.signal()
             aMayCheck.wait()
         }
-        let waitHook = SyntheticCycle.addHook(at: .wait) { node in
+        let waitHook = SyntheticCycle.TestHooks.add(at: .wait) { node in
             if node == label { bWaits.signal() }
         }
         defer {
-            SyntheticCycle.removeHook(checkHook)
-            SyntheticCycle.removeHook(waitHook)
+            SyntheticCycle.TestHooks.remove(checkHook)
+            SyntheticCycle.TestHooks.remove(waitHook)
         }
         model.hold.store(true, ordering: .sequentiallyConsistent)
         let box = UncheckedBox(model)
@@ -79,15 +79,15 @@ struct SyntheticCycleConcurrencyTests {
         let t0MayGoOn = DispatchSemaphore(value: 0)
         let t0LooksAgain = DispatchSemaphore(value: 0)
         let heldOnce = Atomic<Bool>(false)
-        let checkHook = SyntheticCycle.addHook(at: .check) { node in
+        let checkHook = SyntheticCycle.TestHooks.add(at: .check) { node in
             // T0, waiting for `a`, looks for a cycle again (the held look found none).
             if node == a, heldOnce.load(ordering: .sequentiallyConsistent) { t0LooksAgain.signal() }
         }
-        let waitHook = SyntheticCycle.addHook(at: .wait) { node in
+        let waitHook = SyntheticCycle.TestHooks.add(at: .wait) { node in
             if node == b { t1Waits.signal() }
             if node == d { t2Waits.signal() }
         }
-        let linkHook = SyntheticCycle.addHook(at: .link) { node in
+        let linkHook = SyntheticCycle.TestHooks.add(at: .link) { node in
             // T0 has read that T2 computes `b`: held there once.
             guard node == b, !heldOnce.exchange(true, ordering: .sequentiallyConsistent)
             else { return }
@@ -95,9 +95,9 @@ struct SyntheticCycleConcurrencyTests {
             t0MayGoOn.wait()
         }
         defer {
-            SyntheticCycle.removeHook(linkHook)
-            SyntheticCycle.removeHook(checkHook)
-            SyntheticCycle.removeHook(waitHook)
+            SyntheticCycle.TestHooks.remove(linkHook)
+            SyntheticCycle.TestHooks.remove(checkHook)
+            SyntheticCycle.TestHooks.remove(waitHook)
         }
         let box = UncheckedBox(model)
         let results = Recording<String>()

@@ -268,8 +268,7 @@ struct SyntheticDependencyTests {
 
     @Test("the cycle message names the properties of the cycle")
     func cycleMessage() {
-        let message = SyntheticCycle.message(
-            closingAt: "A.b", through: ["A.x", "A.b", "A.c"])
+        let message = SyntheticCycle.message(cycle: ["A.b", "A.c", "A.b"])
         #expect(message.hasPrefix("Herald: synthetic property cycle: A.b → A.c → A.b."))
     }
 
@@ -313,6 +312,55 @@ struct SyntheticDependencyTests {
         }.map { result in
             let text = String(decoding: result.standardErrorContent, as: UTF8.self)
             #expect(text.contains(Loop.cycle), "\(text)")
+        }
+    }
+
+    /// c (checked) → s (evaluated) → starts observing b (withoutFrames hides s's frame) → b
+    /// reads s. The cycle is s → b → s; c is not part of it.
+    @Test("a cycle that closes in an observer started by an evaluation names only its own")
+    func hiddenFramesDoNotLeakChecks() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            final class Outside {
+                @ObservableVar var closed = false
+                let observer = TestObserver()
+                @Synthetic({ (o: Outside) in o.s + 1 }) var c: Int
+                @Synthetic({ (o: Outside) in
+                    if o.closed { o.observer.observe(o.$b) { _ in } }
+                    return 1
+                })
+                var s: Int
+                @Synthetic({ (o: Outside) in o.s }) var b: Int
+            }
+            let model = Outside()
+            _ = model.c  // c and s valid
+            model.closed = true  // s invalid, c may be stale
+            _ = model.c  // c is checked; s evaluates, observes b, b reads s
+        }.map { result in
+            let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(
+                text.contains("synthetic property cycle: Outside.s → Outside.b → Outside.s."),
+                "\(text)")
+        }
+    }
+
+    /// Found by the adversarial round: wiring a declared path runs without frames, and the
+    /// message lost the properties evaluated around it.
+    @Test("a cycle found while a declared path is wired names the properties around it")
+    func cycleWhileWiringADeclaredPath() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            final class Wired {
+                @ObservableVar var base = 1
+                @Synthetic({ (w: Wired) in w.b + 1 }) var a: Int
+                // Reading b binds it: observing its declared path evaluates c, which reads a.
+                @Synthetic(dependsOn: [.path(\Wired.$c)], { (w: Wired) in w.base }) var b: Int
+                @Synthetic({ (w: Wired) in w.a + 1 }) var c: Int
+            }
+            _ = Wired().a
+        }.map { result in
+            let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(
+                text.contains("synthetic property cycle: Wired.a → Wired.c → Wired.a."),
+                "\(text)")
         }
     }
 

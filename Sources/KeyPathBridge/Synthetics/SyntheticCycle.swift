@@ -11,12 +11,10 @@ import Transforms
 /// Cycles among synthetic properties, and threads waiting for each other's evaluations.
 @usableFromInline
 enum SyntheticCycle {
-    /// The message for a cycle that closes at `node`, given the properties being evaluated or
-    /// checked (outermost first) on the thread that found it.
-    static func message(closingAt node: String, through evaluating: [String]) -> String {
-        let start = evaluating.lastIndex(of: node) ?? evaluating.startIndex
-        let names = evaluating[start...] + [node]
-        return "Herald: synthetic property cycle: " + names.joined(separator: " → ")
+    /// The message for a cycle: the names of its properties in order, the first again at the
+    /// end.
+    static func message(cycle names: [String]) -> String {
+        "Herald: synthetic property cycle: " + names.joined(separator: " → ")
             + ". A synthetic property's value depends on itself; its computation must not read "
             + "it, directly or through other synthetic properties."
     }
@@ -24,68 +22,36 @@ enum SyntheticCycle {
     /// Stops the process with the cycle that closes at `node` on this thread.
     @usableFromInline
     static func report(closingAt node: any SyntheticNode) -> Never {
-        let names = namesInProgressOnThisThread
-        fatalError(message(closingAt: node.nodeName, through: names))
+        let names = names(of: ThreadProgress.ofThisThread.dependents, from: node)
+        fatalError(message(cycle: names + [node.nodeName]))
     }
 
-    /// The names of the synthetic properties this thread evaluates or checks, outermost first.
-    private static var namesInProgressOnThisThread: [String] {
-        DependencyTracking.dependentsInProgressOnThisThread.compactMap {
-            ($0 as? any SyntheticNode)?.nodeName
+    /// The names of `properties` (a thread's, outermost first) from `start` on, found by
+    /// identity (properties of two instances of a class have the same name); only its name if it
+    /// is not among them.
+    private static func names(of properties: [any Dependent], from start: any SyntheticNode)
+        -> [String]
+    {
+        guard let index = properties.lastIndex(where: { $0 === start }) else {
+            return [start.nodeName]
         }
+        return properties[index...].compactMap { ($0 as? any SyntheticNode)?.nodeName }
     }
 
     // MARK: Waiting for another thread
 
-    /// A waiting thread: the property it waits for, and what it was computing and checking
-    /// (outermost first) when it began to wait (for a cycle's message).
+    /// A waiting thread: the property it waits for, and what it computes (which cannot change
+    /// while it waits).
     private struct Waiting {
         let node: any SyntheticNode
-        let inProgress: [any Dependent]
+        let progress: ThreadProgress
     }
 
     /// Each waiting thread (guarded by `lock`).
     nonisolated(unsafe) private static var waits: [ObjectIdentifier: Waiting] = [:]
-    /// Where a test hook is told, with the property's identity (see ``addHook(at:_:)``).
-    enum HookPoint {
-        /// A thread starts waiting for another thread's evaluation of the property.
-        case wait
-        /// A waiting thread is about to look for a cycle.
-        case check
-        /// A thread looking for a cycle has read who computes the property, which a thread of
-        /// the chain waits for.
-        case link
-    }
-
-    /// The test hooks, by number (guarded by `lock`). Several tests may run at once, each with
-    /// its own hooks, which look only at their own properties.
-    nonisolated(unsafe) private static var hooks:
-        [Int: (point: HookPoint, body: (ObjectIdentifier) -> Void)] = [:]
-    nonisolated(unsafe) private static var lastHook = 0
-
-    /// Adds a hook told at `point` (tests use it as a gate). Returns its number, for
-    /// ``removeHook(_:)``.
-    static func addHook(at point: HookPoint, _ body: @escaping (ObjectIdentifier) -> Void) -> Int {
-        lock.withLock {
-            lastHook += 1
-            hooks[lastHook] = (point, body)
-            return lastHook
-        }
-    }
-
-    /// Removes the hook `addHook(at:_:)` numbered `hook`.
-    static func removeHook(_ hook: Int) {
-        _ = lock.withLock { hooks.removeValue(forKey: hook) }
-    }
-
-    /// Tells the hooks at `point` of `node` (outside the lock: a hook may wait).
-    private static func tellHooks(at point: HookPoint, _ node: any SyntheticNode) {
-        let bodies = lock.withLock {
-            hooks.isEmpty ? [] : hooks.values.filter { $0.point == point }.map(\.body)
-        }
-        for body in bodies { body(ObjectIdentifier(node)) }
-    }
-
+    /// Whether a thread has found a cycle over threads (guarded by `lock`): the others that find
+    /// it keep waiting, so that the process stops with one message.
+    nonisolated(unsafe) private static var reported = false
     private static let lock = Lock()
 
     /// Waits until `node`, which `other` is computing, is no longer computed by it. If `other`
@@ -94,22 +60,17 @@ enum SyntheticCycle {
     @usableFromInline
     static func wait(for node: any SyntheticNode, computedBy other: ObjectIdentifier) {
         let me = DependencyTracking.thisThread
-        let waiting = Waiting(
-            node: node, inProgress: DependencyTracking.dependentsInProgressOnThisThread)
-        lock.withLock { waits[me] = waiting }
-        tellHooks(at: .wait, node)
+        lock.withLock { waits[me] = Waiting(node: node, progress: .ofThisThread) }
+        TestHooks.tell(.wait, node)
         defer { _ = lock.withLock { waits.removeValue(forKey: me) } }
         var attempts = 0
         var pause: UInt32 = 1
         while let computing = node.computingThread, computing != me {
-            tellHooks(at: .check, node)
+            TestHooks.tell(.check, node)
             if let chain = chainOfWaits(from: computing, to: me),
-                waitInACircle(me, for: node, computedBy: computing, through: chain)
+                let names = cycle(me, waitingFor: node, computedBy: computing, through: chain)
             {
-                let names = loop(closingAt: node, through: chain, then: waiting.inProgress)
-                fatalError(
-                    message(closingAt: node.nodeName, through: names)
-                        + " (The cycle spans threads.)")
+                fatalError(message(cycle: names) + " (The cycle spans threads.)")
             }
             attempts += 1
             if attempts < 64 {
@@ -121,41 +82,12 @@ enum SyntheticCycle {
         }
     }
 
-    /// The names of a cycle over threads, from `node`, which the chain's first thread computes
-    /// and this thread waits for, through each thread's properties in progress from the one
-    /// the previous thread waits for, to this thread's (`mine`) from the one the chain's last
-    /// thread waits for. The threads of the circle wait forever, so what each was computing when
-    /// it began to wait still stands.
-    private static func loop(
-        closingAt node: any SyntheticNode, through chain: [Link], then mine: [any Dependent]
-    ) -> [String] {
-        let inProgress = lock.withLock { chain.map { waits[$0.thread]?.inProgress ?? [] } }
-        var names: [String] = []
-        var from: any SyntheticNode = node
-        for (link, properties) in zip(chain, inProgress) {
-            names += segment(of: properties, from: from)
-            from = link.node
-        }
-        return names + segment(of: mine, from: from)
-    }
-
-    /// The names of `properties` (a thread's, outermost first) from `start` on (only its name
-    /// if it is not among them).
-    private static func segment(of properties: [any Dependent], from start: any SyntheticNode)
-        -> [String]
-    {
-        guard let index = properties.lastIndex(where: { $0 === start }) else {
-            return [start.nodeName]
-        }
-        return properties[index...].compactMap { ($0 as? any SyntheticNode)?.nodeName }
-    }
-
     /// A thread in a chain of waits, and the property it waits for.
     private typealias Link = (thread: ObjectIdentifier, node: any SyntheticNode)
 
     /// If `thread` waits, directly or through other threads, for a property that `target`
     /// computes: the threads along the way and the properties they wait for. Read one link at a
-    /// time, so the links may be from different moments (see `waitInACircle`).
+    /// time, so the links may be from different moments (see `cycle(_:waitingFor:computedBy:through:)`).
     private static func chainOfWaits(from thread: ObjectIdentifier, to target: ObjectIdentifier)
         -> [Link]?
     {
@@ -166,38 +98,47 @@ enum SyntheticCycle {
             guard let waited = lock.withLock({ waits[current]?.node }) else { return nil }
             chain.append((current, waited))
             guard let next = waited.computingThread else { return nil }
-            tellHooks(at: .link, waited)
+            TestHooks.tell(.link, waited)
             if next == target { return chain }
             current = next
         }
         return nil
     }
 
-    /// Whether `me`, waiting for `node`, which `computing` computes, and the threads of `chain`
-    /// wait for each other in a circle now: every link read again in one critical section of
-    /// `lock`.
+    /// If `me`, waiting for `node`, which `computing` computes, and the threads of `chain` wait
+    /// for each other in a circle now: the names of the cycle's properties, unless another
+    /// thread of it reported it. Every link is read again in one critical section of `lock`.
     ///
     /// That is a snapshot. While `lock` is held no thread starts or stops waiting (both take
     /// it), and a thread that waits computes nothing new and finishes nothing, so what each
     /// thread of the circle computes cannot change while its links are read. A chain read one
     /// link at a time is not: a thread may have finished the property it was read to compute,
     /// and then waited for another.
-    private static func waitInACircle(
-        _ me: ObjectIdentifier, for node: any SyntheticNode, computedBy computing: ObjectIdentifier,
-        through chain: [Link]
-    ) -> Bool {
+    ///
+    /// The names follow the circle: from `node`, through each thread's properties from the one
+    /// the previous thread waits for (which it computes), to `node` again.
+    private static func cycle(
+        _ me: ObjectIdentifier, waitingFor node: any SyntheticNode,
+        computedBy computing: ObjectIdentifier, through chain: [Link]
+    ) -> [String]? {
         lock.withLock {
-            guard waits[me]?.node === node, node.computingThread == computing else {
-                return false
-            }
+            guard !reported, let mine = waits[me], mine.node === node,
+                node.computingThread == computing
+            else { return nil }
             var expected = computing
+            var names: [String] = []
+            var from = node
             for link in chain {
-                guard link.thread == expected, waits[link.thread]?.node === link.node,
-                    let next = link.node.computingThread
-                else { return false }
+                guard link.thread == expected, let waiting = waits[link.thread],
+                    waiting.node === link.node, let next = link.node.computingThread
+                else { return nil }
+                names += Self.names(of: waiting.progress.dependents, from: from)
+                from = link.node
                 expected = next
             }
-            return expected == me
+            guard expected == me else { return nil }
+            reported = true
+            return names + Self.names(of: mine.progress.dependents, from: from) + [node.nodeName]
         }
     }
 }

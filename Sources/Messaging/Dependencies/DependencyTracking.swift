@@ -105,37 +105,6 @@ package enum DependencyTracking {
         return ThreadContext.withCurrent { $0.top }
     }
 
-    /// The computed properties this thread is evaluating or checking, outermost first (for a
-    /// cycle's message).
-    package static var dependentsInProgressOnThisThread: [any Dependent] {
-        guard let context = ThreadContext.current else { return [] }
-        func chain(
-            from start: Unmanaged<EvaluationFrame>?,
-            _ next: (EvaluationFrame) -> Unmanaged<EvaluationFrame>?
-        ) -> [Unmanaged<EvaluationFrame>] {
-            var chain: [Unmanaged<EvaluationFrame>] = []
-            var current = start
-            while let frame = current {
-                chain.append(frame)
-                current = next(frame.takeUnretainedValue())
-            }
-            return chain.reversed()
-        }
-        let frames = chain(from: context.top) { $0.parent }
-        let checked = chain(from: context.checking) { $0.checkParent }
-        // Each check comes right after the frame that was innermost when it began: a frame
-        // opened during the check is inside it, and a check that began inside a later frame
-        // names that frame.
-        func checks(inside frame: Unmanaged<EvaluationFrame>?) -> [Unmanaged<EvaluationFrame>] {
-            checked.filter {
-                $0.takeUnretainedValue().checkedInside?.toOpaque() == frame?.toOpaque()
-            }
-        }
-        var order = checks(inside: nil)
-        for frame in frames { order += [frame] + checks(inside: frame) }
-        return order.compactMap { $0.takeUnretainedValue().dependent }
-    }
-
     /// Runs `body` with `frame` open on `thread` (this thread, as ``beginRefresh()`` returned
     /// it): the reads it makes go to `frame` (and not to a frame opened before it).
     @usableFromInline
@@ -158,7 +127,7 @@ package enum DependencyTracking {
 
     /// Runs `body` (a check of `frame`'s property, on `thread`, this thread, as
     /// ``beginRefresh()`` returned it) with the check listed among what the thread is doing (see
-    /// ``dependentsInProgressOnThisThread``). Nothing is recorded in a checked frame.
+    /// ``ThreadProgress``). Nothing is recorded in a checked frame.
     @inline(__always)
     static func whileChecking<Result>(
         _ frame: EvaluationFrame, on thread: ObjectIdentifier, _ body: () -> Result
@@ -178,7 +147,8 @@ package enum DependencyTracking {
     }
 
     /// Runs `body` with no frame open on this thread (reads in it record nothing): for observers
-    /// called while an evaluation is open.
+    /// called while an evaluation is open. What the thread computes and checks stays listed for
+    /// a cycle's message (see ``ThreadProgress``).
     @usableFromInline
     package static func withoutFrames<Result>(_ body: () throws -> Result) rethrows -> Result {
         guard let context = ThreadContext.current else { return try body() }
@@ -189,17 +159,22 @@ package enum DependencyTracking {
     private static func withoutFrames<Result>(
         in context: ThreadContext, _ body: () throws -> Result
     ) rethrows -> Result {
-        guard let saved = context.top else { return try body() }
+        let saved = ThreadContext.Section(top: context.top, checking: context.checking)
+        guard saved.top != nil || saved.checking != nil else { return try body() }
         var depth = 0
-        var next: Unmanaged<EvaluationFrame>? = saved
+        var next = saved.top
         while let frame = next {
             depth += 1
             next = frame.takeUnretainedValue().parent
         }
+        context.hidden.append(saved)
         context.top = nil
+        context.checking = nil
         openFrames.subtract(depth, ordering: .relaxed)
         defer {
-            context.top = saved
+            context.hidden.removeLast()
+            context.top = saved.top
+            context.checking = saved.checking
             openFrames.add(depth, ordering: .relaxed)
         }
         return try body()
@@ -464,6 +439,14 @@ final class ThreadContext {
     /// The frame of the innermost property being checked (the others are its `checkParent`s).
     /// Not retained, as `top`.
     @exclusivity(unchecked) var checking: Unmanaged<EvaluationFrame>?
+    /// What `withoutFrames` set aside, outermost first (for a cycle's message).
+    @exclusivity(unchecked) var hidden: [Section] = []
+
+    /// The evaluations and checks open on the thread since the last `withoutFrames`.
+    struct Section {
+        var top: Unmanaged<EvaluationFrame>?
+        var checking: Unmanaged<EvaluationFrame>?
+    }
     @exclusivity(unchecked) var queued: [any PropagationWork] = []
     @exclusivity(unchecked) var isPropagating = false
     /// Computed values being brought up to date on this thread (see `beginRefresh()`).

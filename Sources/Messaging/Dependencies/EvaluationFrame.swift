@@ -42,10 +42,11 @@ package final class EvaluationFrame {
     /// retained: it is open further up this thread's stack, whose evaluation keeps it alive.
     @exclusivity(unchecked) var parent: Unmanaged<EvaluationFrame>?
     /// While the property is checked (see ``aSyntheticSourceMoved(on:)``): the check that was
-    /// innermost on this thread when it began, and the frame that was innermost then (for a
-    /// cycle's message, which names what the thread computes and checks, in order). Not
-    /// retained, as `parent`.
+    /// innermost on this thread when it began (for a cycle's message, which names what the
+    /// thread computes and checks, in order; see ``ThreadProgress``). Not retained, as `parent`.
     @exclusivity(unchecked) var checkParent: Unmanaged<EvaluationFrame>?
+    /// While the property is checked: the evaluation frame that was innermost on this thread
+    /// when the check began. Not retained, as `parent`.
     @exclusivity(unchecked) var checkedInside: Unmanaged<EvaluationFrame>?
     /// What the last evaluation read, in order, with the versions its synthetic sources had
     /// (during an evaluation: what the previous one read). Only for the thread computing or

@@ -1,0 +1,54 @@
+/// What a thread is computing: the computed properties it evaluates or checks, outermost first
+/// (for a cycle's message, which names them).
+package struct ThreadProgress {
+    /// Not retained: the thread's context lives as long as the thread.
+    private let context: Unmanaged<ThreadContext>
+
+    /// The calling thread's.
+    package static var ofThisThread: ThreadProgress {
+        ThreadProgress(context: .passUnretained(ThreadContext.forThisThread))
+    }
+
+    /// The computed properties the thread evaluates or checks, outermost first, also those that
+    /// ``DependencyTracking/withoutFrames(_:)`` set aside. Only on the thread itself, or while the
+    /// thread is alive and cannot change them (it waits, and cannot stop waiting meanwhile), with
+    /// a lock taken after it began to wait.
+    package var dependents: [any Dependent] {
+        context._withUnsafeGuaranteedRef { context in
+            let sections = context.hidden + [.init(top: context.top, checking: context.checking)]
+            return sections.flatMap(Self.inOrder).compactMap {
+                $0.takeUnretainedValue().dependent
+            }
+        }
+    }
+
+    /// The frames evaluated and checked in `section`, outermost first. Checks and evaluations
+    /// nest; each check comes right after the frame that was innermost when it began (a frame
+    /// opened during the check is inside it).
+    private static func inOrder(_ section: ThreadContext.Section) -> [Unmanaged<EvaluationFrame>] {
+        let frames = chain(from: section.top) { $0.parent }
+        let checked = chain(from: section.checking) { $0.checkParent }
+        func checks(inside frame: Unmanaged<EvaluationFrame>?) -> [Unmanaged<EvaluationFrame>] {
+            checked.filter {
+                $0.takeUnretainedValue().checkedInside?.toOpaque() == frame?.toOpaque()
+            }
+        }
+        var order = checks(inside: nil)
+        for frame in frames { order += [frame] + checks(inside: frame) }
+        return order
+    }
+
+    /// The frames from `start` through `next`, outermost (the last reached) first.
+    private static func chain(
+        from start: Unmanaged<EvaluationFrame>?,
+        _ next: (EvaluationFrame) -> Unmanaged<EvaluationFrame>?
+    ) -> [Unmanaged<EvaluationFrame>] {
+        var chain: [Unmanaged<EvaluationFrame>] = []
+        var current = start
+        while let frame = current {
+            chain.append(frame)
+            current = next(frame.takeUnretainedValue())
+        }
+        return chain.reversed()
+    }
+}
