@@ -203,6 +203,53 @@ struct SyntheticConcurrencyTests {
         #expect(b.withOther == a.withOther)
     }
 
+    /// Found by the adversarial round (a hang, also before): T2 evaluates `q`, which reads `p`.
+    /// T1's first read of `p` binds it: observing its declared path (through `q`) waits for
+    /// T2's `q`, whose read of `p` waited for the binding to end.
+    @Test("threads: a property read while another thread binds it does not wait for the binding")
+    func readDuringBindingDoesNotWait() {
+        let model = BoundThroughReader()
+        _ = model.$q  // binds q (not p)
+        model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+        let q = ObjectIdentifier(model.$q)
+        let t1Waits = DispatchSemaphore(value: 0)
+        let waitHook = SyntheticCycle.TestHooks.add(at: .wait) { if $0 == q { t1Waits.signal() } }
+        defer { SyntheticCycle.TestHooks.remove(waitHook) }
+        let box = UncheckedBox(model)
+        let results = Recording<String>()
+        let t2 = JoinableThread { results.append("q \(box.value.q)") }  // held in q
+        model.gate.entered.wait()
+        let t1 = JoinableThread { results.append("p \(box.value.p)") }  // binds p: waits for q
+        t1Waits.wait()
+        model.gate.open()  // q reads p, which T1 is binding
+        t1.join()
+        t2.join()
+        #expect(results.elements.sorted() == ["p 1", "q 2"])
+        model.base = 5
+        #expect(model.p == 5)
+        #expect(model.q == 6)
+    }
+
+    /// While one thread binds `p` (held observing its declared path, through `slow`), another
+    /// reads `p`, which is computed and cached; then a source along the path changes, before
+    /// the path is observed. The binding must not leave that value valid: the binding thread's
+    /// own read then computes again.
+    @Test("threads: a change along a declared path while it is being wired is not missed")
+    func changeDuringBindingIsNotMissed() {
+        let model = BoundSlowly()
+        model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+        let box = UncheckedBox(model)
+        let t1 = JoinableThread { _ = box.value.p }  // binds p: evaluates slow, held there
+        model.gate.entered.wait()
+        let t2 = JoinableThread { _ = box.value.p }  // reads p meanwhile: computed, cached
+        t2.join()
+        #expect(model.$p.evaluationCount == 1)
+        model.source = 1  // along p's declared path, not yet observed
+        model.gate.open()
+        t1.join()  // T1's read, after the binding, computes again
+        #expect(model.$p.evaluationCount == 2)
+    }
+
     @Test("a cycle over three threads names its properties in a loop, in order")
     func cycleAcrossThreeThreads() async {
         await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -328,4 +375,50 @@ struct SyntheticConcurrencyTests {
                 "\(text)")
         }
     }
+}
+
+/// A gate that an evaluation passes, or waits at while `hold` is set.
+final class HoldingGate: Sendable {
+    let hold = Atomic<Bool>(false)
+    /// Signalled when an evaluation waits at the gate.
+    let entered = DispatchSemaphore(value: 0)
+    private let opened = DispatchSemaphore(value: 0)
+
+    func pass() {
+        guard hold.load(ordering: .sequentiallyConsistent) else { return }
+        entered.signal()
+        opened.wait()
+    }
+
+    /// Stops holding, and lets the evaluation that waits go on.
+    func open() {
+        hold.store(false, ordering: .sequentiallyConsistent)
+        opened.signal()
+    }
+}
+
+/// `p` declares a path through `q`, which reads `p` and can be held at a gate while computed.
+final class BoundThroughReader: @unchecked Sendable {
+    @ObservableVar var base = 1
+    let gate = HoldingGate()
+    @Synthetic(dependsOn: [.path(\BoundThroughReader.$q)], { (m: BoundThroughReader) in m.base })
+    var p: Int
+    @Synthetic({ (m: BoundThroughReader) in
+        m.gate.pass()
+        return m.p + 1
+    })
+    var q: Int
+}
+
+/// `p` declares a path through `slow`, which can be held at a gate while computed.
+final class BoundSlowly: @unchecked Sendable {
+    @ObservableVar var base = 1
+    @ObservableVar var source = 0
+    let gate = HoldingGate()
+    @Synthetic(dependsOn: [.path(\BoundSlowly.$slow)], { (m: BoundSlowly) in m.base }) var p: Int
+    @Synthetic({ (m: BoundSlowly) in
+        m.gate.pass()
+        return m.source
+    })
+    var slow: Int
 }

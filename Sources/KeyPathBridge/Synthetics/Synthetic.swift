@@ -86,6 +86,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @exclusivity(unchecked) private var name: String?
     /// The thread binding the owner, while it observes the declared paths.
     @exclusivity(unchecked) private var binding: ObjectIdentifier?
+    /// Whether the owner is bound and the declared paths observed (`isBound`, under the lock).
+    @exclusivity(unchecked) private var bound = false
     /// Who set the value that the observers are to be told of next (a hybrid set).
     @usableFromInline @exclusivity(unchecked) var setter: AnyAuthor?
     @exclusivity(unchecked) private var declaredObservations: [AnyObject] = []
@@ -278,22 +280,22 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     }
 
     /// Learns the owner and the property's name, and starts observing the declared paths.
+    ///
+    /// Another thread that reaches the property meanwhile does not wait for the paths to be
+    /// observed (observing them may wait for that very thread, computing a property along
+    /// them): it reads the property at once. A change along the paths before they are observed
+    /// would then be missed, so a value computed meanwhile is invalidated once they are.
     @usableFromInline
     func bind(to owner: Owner, named name: String) {
         let thread = DependencyTracking.thisThread
-        let binder = core.lock.withLock { () -> ObjectIdentifier? in
-            guard !self.owner.isLive else { return binding }
+        let mustWire = core.lock.withLock { () -> Bool in
+            guard !bound, binding == nil else { return false }
             self.owner.set(owner)
             self.name = name
             binding = thread
-            return nil
+            return true
         }
-        guard binder == nil else {
-            // Another thread is binding: wait until the declared paths are observed, so that no
-            // change along them is missed. (This thread, binding further up its stack, goes on.)
-            if binder != thread { while !isBound.load(ordering: .acquiring) { sched_yield() } }
-            return
-        }
+        guard mustWire else { return }
         // Wiring a path reads properties: they are not dependencies of an evaluation that
         // happens to be the first to reach this property.
         let this = NativeWeak(self)
@@ -302,11 +304,14 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                 dependency.observe(from: owner) { this.object?.invalidate() }
             }
         }
-        core.lock.withLock {
+        let computedMeanwhile = core.lock.withLock { () -> Bool in
             declaredObservations = observations
             binding = nil
+            bound = true
+            return state.hasValue || state.computingThread != nil
         }
         isBound.store(true, ordering: .releasing)
+        if computedMeanwhile && !declared.isEmpty { invalidate() }
     }
 
     // MARK: Reading
