@@ -250,6 +250,34 @@ struct SyntheticConcurrencyTests {
         #expect(model.$p.evaluationCount == 2)
     }
 
+    /// From the review: the binding thread re-enters the property while observing its paths
+    /// (q, on the path, reads p); that value was invalidated once the paths were observed, and
+    /// the function ran twice for one read.
+    @Test("a property read while its own thread binds it is computed once")
+    func binderOwnReadIsComputedOnce() {
+        let model = BoundThroughReader()
+        #expect(model.p == 1)
+        #expect(model.$p.evaluationCount == 1)
+        #expect(model.$q.evaluationCount == 1)
+    }
+
+    /// From the review: a hybrid set made while another thread binds the property was thrown
+    /// away by the binding's invalidation.
+    @Test("threads: a hybrid set made while another thread binds the property stands")
+    func hybridSetDuringBindingStands() {
+        let model = BoundSlowly()
+        model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+        let box = UncheckedBox(model)
+        let t1 = JoinableThread { _ = box.value.p }  // binds p; held in slow while wiring
+        model.gate.entered.wait()
+        let t2 = JoinableThread { box.value.p = 42 }
+        t2.join()
+        model.gate.open()
+        t1.join()
+        #expect(model.p == 42)
+        #expect(model.$p.evaluationCount == 0)
+    }
+
     @Test("a cycle over three threads names its properties in a loop, in order")
     func cycleAcrossThreeThreads() async {
         await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {

@@ -85,9 +85,12 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @usableFromInline @exclusivity(unchecked) var owner = OwnerReference<Owner>()
     @exclusivity(unchecked) private var name: String?
     /// The thread binding the owner, while it observes the declared paths.
-    @exclusivity(unchecked) private var binding: ObjectIdentifier?
+    @usableFromInline @exclusivity(unchecked) var binding: ObjectIdentifier?
     /// Whether the owner is bound and the declared paths observed (`isBound`, under the lock).
     @exclusivity(unchecked) private var bound = false
+    /// Whether another thread than the binding one computed the value while the declared paths
+    /// were being observed (see `bind(to:named:)`).
+    @usableFromInline @exclusivity(unchecked) var computedDuringBinding = false
     /// Who set the value that the observers are to be told of next (a hybrid set).
     @usableFromInline @exclusivity(unchecked) var setter: AnyAuthor?
     @exclusivity(unchecked) private var declaredObservations: [AnyObject] = []
@@ -284,7 +287,9 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// Another thread that reaches the property meanwhile does not wait for the paths to be
     /// observed (observing them may wait for that very thread, computing a property along
     /// them): it reads the property at once. A change along the paths before they are observed
-    /// would then be missed, so a value computed meanwhile is invalidated once they are.
+    /// would then be missed, so a value another thread computed meanwhile is invalidated once
+    /// they are. (One the binding thread computed, re-entering the property while observing the
+    /// paths, and one set meanwhile, stand.)
     @usableFromInline
     func bind(to owner: Owner, named name: String) {
         let thread = DependencyTracking.thisThread
@@ -308,7 +313,9 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             declaredObservations = observations
             binding = nil
             bound = true
-            return state.hasValue || state.computingThread != nil
+            defer { computedDuringBinding = false }
+            let computing = state.computingThread
+            return computedDuringBinding || (computing != nil && computing != thread)
         }
         isBound.store(true, ordering: .releasing)
         if computedMeanwhile && !declared.isEmpty { invalidate() }
@@ -437,6 +444,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                 cached = value
             }
             version = state.version
+            if _slowPath(binding != nil), binding != thread { computedDuringBinding = true }
         }
         return value
     }
