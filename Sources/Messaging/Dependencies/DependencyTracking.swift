@@ -125,24 +125,26 @@ package enum DependencyTracking {
         }
     }
 
-    /// Runs `body` (a check of `frame`'s property, on `thread`, this thread, as
-    /// ``beginRefresh()`` returned it) with the check listed among what the thread is doing (see
-    /// ``ThreadProgress``). Nothing is recorded in a checked frame.
+    /// Lists a check of `frame`'s property, on `thread` (this thread, as ``beginRefresh()``
+    /// returned it), among what the thread is doing (see ``ThreadProgress``), until
+    /// ``endChecking(_:on:)``. Nothing is recorded in a checked frame.
     @inline(__always)
-    static func whileChecking<Result>(
-        _ frame: EvaluationFrame, on thread: ObjectIdentifier, _ body: () -> Result
-    ) -> Result {
+    static func beginChecking(_ frame: EvaluationFrame, on thread: ObjectIdentifier) {
         ThreadContext.with(thread) { context in
             frame.checkParent = context.checking
             frame.checkedInside = context.top
-            // Not retained: the caller keeps `frame` alive until this returns.
+            // Not retained: the caller keeps `frame` alive until `endChecking`.
             context.checking = Unmanaged.passUnretained(frame)
-            defer {
-                context.checking = frame.checkParent
-                frame.checkParent = nil
-                frame.checkedInside = nil
-            }
-            return body()
+        }
+    }
+
+    /// Ends what ``beginChecking(_:on:)`` began.
+    @inline(__always)
+    static func endChecking(_ frame: EvaluationFrame, on thread: ObjectIdentifier) {
+        ThreadContext.with(thread) { context in
+            context.checking = frame.checkParent
+            frame.checkParent = nil
+            frame.checkedInside = nil
         }
     }
 

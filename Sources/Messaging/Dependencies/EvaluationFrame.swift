@@ -74,13 +74,16 @@ package final class EvaluationFrame {
         // A copy: refreshing a source runs other properties' evaluations (never this one's,
         // which would be a cycle).
         let links = links
-        return DependencyTracking.whileChecking(self, on: thread) {
-            for index in links.indices {
-                guard let refresh = links[index].refresh else { continue }
-                if refresh(links[index].source) != links[index].version { return true }
-            }
-            return false
+        // Not a closure around the loop: refreshing recurses through here down a chain of
+        // properties, and a call frame more per level cost W13-deep 8% (returns mispredicted
+        // once the recursion is deeper than the processor's return stack).
+        DependencyTracking.beginChecking(self, on: thread)
+        defer { DependencyTracking.endChecking(self, on: thread) }
+        for index in links.indices {
+            guard let refresh = links[index].refresh else { continue }
+            if refresh(links[index].source) != links[index].version { return true }
         }
+        return false
     }
 
     /// Stops what the last evaluation read from telling `dependent` of changes (the property is
