@@ -278,6 +278,59 @@ struct SyntheticConcurrencyTests {
         #expect(model.$p.evaluationCount == 0)
     }
 
+    /// From the adversarial round: observing the first declared path (through `q`, which
+    /// reads `p`) computes `p` on the binding thread; a change along the second path, not yet
+    /// observed, was then missed.
+    @Test("a value the binding thread computes before its last path is observed is not kept")
+    func binderValueBeforeLastPathIsNotKept() {
+        let model = ReenteredThenTicked()
+        model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+        let box = UncheckedBox(model)
+        let t1 = JoinableThread { _ = box.value.p }  // observing q computes p, held in q
+        model.gate.entered.wait()
+        model.raw.store(1, ordering: .sequentiallyConsistent)
+        model.tick = 1  // along p's second path, not yet observed
+        model.gate.open()
+        t1.join()
+        #expect(model.p == 1)
+    }
+
+    /// From the adversarial round: a read during the binding marked the property, and a set
+    /// after it was then thrown away.
+    @Test("threads: a hybrid set after a read during another thread's binding stands")
+    func setAfterReadDuringBindingStands() {
+        let model = SlowRaw()
+        model.wiring.hold.store(true, ordering: .sequentiallyConsistent)
+        let box = UncheckedBox(model)
+        let binder = JoinableThread { _ = box.value.p }  // binds p; held in slow
+        model.wiring.entered.wait()
+        JoinableThread { _ = box.value.p }.join()  // computed meanwhile: 0
+        JoinableThread { box.value.p = 42 }.join()
+        model.wiring.open()
+        binder.join()
+        #expect(model.p == 42)
+    }
+
+    /// From the adversarial round: an evaluation during the binding, overtaken by a set (so
+    /// its value is dropped), still marked the property, and the set was thrown away.
+    @Test("threads: a hybrid set during an evaluation during another thread's binding stands")
+    func setDuringEvaluationDuringBindingStands() {
+        let model = SlowRaw()
+        model.wiring.hold.store(true, ordering: .sequentiallyConsistent)
+        model.pGate.hold.store(true, ordering: .sequentiallyConsistent)
+        let box = UncheckedBox(model)
+        let binder = JoinableThread { _ = box.value.$p }  // binds p; held in slow
+        model.wiring.entered.wait()
+        let reader = JoinableThread { _ = box.value.p }  // held in p
+        model.pGate.entered.wait()
+        JoinableThread { box.value.p = 42 }.join()
+        model.pGate.open()
+        reader.join()
+        model.wiring.open()
+        binder.join()
+        #expect(model.p == 42)
+    }
+
     @Test("a cycle over three threads names its properties in a loop, in order")
     func cycleAcrossThreeThreads() async {
         await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -446,6 +499,45 @@ final class BoundSlowly: @unchecked Sendable {
     @Synthetic(dependsOn: [.path(\BoundSlowly.$slow)], { (m: BoundSlowly) in m.base }) var p: Int
     @Synthetic({ (m: BoundSlowly) in
         m.gate.pass()
+        return m.source
+    })
+    var slow: Int
+}
+
+/// `p` declares paths through `q`, which reads `p` (held at a gate), and through `tick`; its
+/// value is read outside Herald.
+final class ReenteredThenTicked: @unchecked Sendable {
+    let raw = Atomic<Int>(0)
+    @ObservableVar var tick = 0
+    let gate = HoldingGate()
+    @Synthetic(
+        dependsOn: [.path(\ReenteredThenTicked.$q), .path(\ReenteredThenTicked.$tick)],
+        { (m: ReenteredThenTicked) in m.raw.load(ordering: .sequentiallyConsistent) })
+    var p: Int
+    @Synthetic({ (m: ReenteredThenTicked) in
+        let value = m.p
+        m.gate.pass()
+        return value + 1
+    })
+    var q: Int
+}
+
+/// `p` (held at a gate while computed) declares a path through `slow` (held at another while
+/// its path is observed); its value is read outside Herald.
+final class SlowRaw: @unchecked Sendable {
+    let raw = Atomic<Int>(0)
+    @ObservableVar var source = 0
+    let wiring = HoldingGate()
+    let pGate = HoldingGate()
+    @Synthetic(
+        dependsOn: [.path(\SlowRaw.$slow)],
+        { (m: SlowRaw) in
+            m.pGate.pass()
+            return m.raw.load(ordering: .sequentiallyConsistent)
+        })
+    var p: Int
+    @Synthetic({ (m: SlowRaw) in
+        m.wiring.pass()
         return m.source
     })
     var slow: Int

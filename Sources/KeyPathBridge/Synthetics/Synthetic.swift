@@ -88,9 +88,12 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @usableFromInline @exclusivity(unchecked) var binding: ObjectIdentifier?
     /// Whether the owner is bound and the declared paths observed (`isBound`, under the lock).
     @exclusivity(unchecked) private var bound = false
-    /// Whether another thread than the binding one computed the value while the declared paths
-    /// were being observed (see `bind(to:named:)`).
+    /// Whether a value was computed while the declared paths were being observed, which a change
+    /// along them may have missed (see `bind(to:named:)`).
     @usableFromInline @exclusivity(unchecked) var computedDuringBinding = false
+    /// While binding: how many declared paths are still to be observed after the one being
+    /// observed now.
+    @usableFromInline @exclusivity(unchecked) var pathsLeftToObserve = 0
     /// Who set the value that the observers are to be told of next (a hybrid set).
     @usableFromInline @exclusivity(unchecked) var setter: AnyAuthor?
     @exclusivity(unchecked) private var declaredObservations: [AnyObject] = []
@@ -288,8 +291,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// observed (observing them may wait for that very thread, computing a property along
     /// them): it reads the property at once. A change along the paths before they are observed
     /// would then be missed, so a value another thread computed meanwhile is invalidated once
-    /// they are. (One the binding thread computed, re-entering the property while observing the
-    /// paths, and one set meanwhile, stand.)
+    /// they are, as is one the binding thread computed (re-entering the property while observing
+    /// a path) before the last path was observed. A value set meanwhile stands.
     @usableFromInline
     func bind(to owner: Owner, named name: String) {
         let thread = DependencyTracking.thisThread
@@ -305,15 +308,19 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         // happens to be the first to reach this property.
         let this = NativeWeak(self)
         let observations = DependencyTracking.withoutFrames {
-            declared.map { dependency in
-                dependency.observe(from: owner) { this.object?.invalidate() }
+            declared.indices.map { index in
+                core.lock.withLock { pathsLeftToObserve = declared.count - 1 - index }
+                return declared[index].observe(from: owner) { this.object?.invalidate() }
             }
         }
         let computedMeanwhile = core.lock.withLock { () -> Bool in
             declaredObservations = observations
             binding = nil
             bound = true
-            defer { computedDuringBinding = false }
+            defer {
+                computedDuringBinding = false
+                pathsLeftToObserve = 0
+            }
             let computing = state.computingThread
             return computedDuringBinding || (computing != nil && computing != thread)
         }
@@ -439,12 +446,18 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         for link in frame.finish() { link.source.removeDependent(ObjectIdentifier(self)) }
         let rule = changeRule
         core.lock.withLock {
+            if _slowPath(binding != nil), state.marks == marks,
+                binding != thread || pathsLeftToObserve > 0
+            {
+                // This value stands (nothing invalidated or set the property meanwhile), though
+                // a change along a path not yet observed may have been missed.
+                computedDuringBinding = true
+            }
             let changed = cached.map { rule.isChange(from: $0, to: value) } ?? true
             if state.finishEvaluation(changed: changed, marks: marks) {
                 cached = value
             }
             version = state.version
-            if _slowPath(binding != nil), binding != thread { computedDuringBinding = true }
         }
         return value
     }
@@ -496,6 +509,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         var replaced: AnyAuthor? = nil
         let action = core.lock.withLock { () -> SyntheticState.MarkAction in
             let changed = cached.map { rule.isChange(from: $0, to: value) } ?? true
+            // A set stands: a value computed during a binding before it no longer counts.
+            computedDuringBinding = false
             let (store, action) = state.set(changed: changed)
             if store {
                 cached = value

@@ -31,7 +31,7 @@ struct SyntheticState {
     @usableFromInline var version: UInt64 = 0
     /// Bumped by every invalidation and set: an evaluation that saw it move while it ran does
     /// not store its result.
-    var marks: UInt64 = 0
+    @usableFromInline var marks: UInt64 = 0
     /// The thread computing or checking the value, if one is.
     @usableFromInline var computingThread: ObjectIdentifier?
     var dependents: DependentList?
