@@ -149,3 +149,124 @@ final class ThreeWay: @unchecked Sendable {
     var a: Int
     @Synthetic({ (m: ThreeWay) in m.a + 1 }) var d: Int
 }
+
+/// Found by the adversarial round: when a property's dependencies switch while two threads
+/// refresh it, the threads may wait for each other for a moment though no single state of the
+/// program has a cycle. `p` = flag ? 0 : `s` + 1 and `s` = flag ? `p` : base. T1 checks `p` and
+/// waits for `s`, which T2 computes; then flag becomes true, and T2's `s` reads `p`. T1's check
+/// no longer decides anything (flag invalidated `p`, which must compute), so T1 stops waiting.
+@Suite("Synthetic properties: dependencies that switch during a check (concurrency)", .serialized)
+struct SyntheticSwitchConcurrencyTests {
+    @Test("threads: a check overtaken by an invalidation stops waiting for another thread")
+    func overtakenCheckStopsWaiting() {
+        let model = Switching()
+        let (t1, t2) = Self.startCheckWaitingForEvaluation(model)
+        model.flag = true  // `p` must compute: T1 stops waiting for `s`, and computes it
+        t1.join()
+        model.gate.open()  // T2's `s` reads `p`, computed
+        t2.join()
+        Self.expectSwitched(model)
+    }
+
+    /// The same, when T2 looks for a cycle before T1 notices that its check was overtaken: T2
+    /// finds the threads waiting for each other, which is no cycle (T1 will stop waiting).
+    @Test("threads: a circle of waits through an overtaken check is no cycle")
+    func circleThroughOvertakenCheckIsNoCycle() {
+        let model = Switching()
+        let s = ObjectIdentifier(model.$s)
+        let p = ObjectIdentifier(model.$p)
+        let holdT1 = Atomic<Bool>(false)
+        let t1Held = DispatchSemaphore(value: 0)
+        let t1MayGoOn = DispatchSemaphore(value: 0)
+        let t2Looks = Atomic<Int>(0)
+        let t2LookedOnce = DispatchSemaphore(value: 0)
+        let checkHook = SyntheticCycle.TestHooks.add(at: .check) { node in
+            if node == s, holdT1.exchange(false, ordering: .sequentiallyConsistent) {
+                // T1, waiting for `s` after flag changed: held before it looks at its check.
+                t1Held.signal()
+                t1MayGoOn.wait()
+            }
+            // T2, waiting for `p`: its second look means the first one found no cycle.
+            if node == p, t2Looks.add(1, ordering: .sequentiallyConsistent).newValue == 2 {
+                t2LookedOnce.signal()
+            }
+        }
+        defer { SyntheticCycle.TestHooks.remove(checkHook) }
+        let (t1, t2) = Self.startCheckWaitingForEvaluation(model)
+        holdT1.store(true, ordering: .sequentiallyConsistent)
+        t1Held.wait()
+        model.flag = true
+        model.gate.open()  // T2's `s` reads `p`, which T1 checks: T2 waits for T1
+        t2LookedOnce.wait()
+        t1MayGoOn.signal()
+        t1.join()
+        t2.join()
+        Self.expectSwitched(model)
+    }
+
+    /// A check nested in the overtaken one, which is not overtaken itself, is left undone: `q`
+    /// (= `s` + 1, which flag does not change) is checked for `p`'s check, and may still be
+    /// stale afterwards.
+    @Test("threads: checks nested in an overtaken check are left for later")
+    func nestedCheckIsLeftForLater() {
+        let model = Switching()
+        let (t1, t2) = Self.startCheckWaitingForEvaluation(model, through: .q)
+        model.flag = true
+        t1.join()
+        model.gate.open()
+        t2.join()
+        Self.expectSwitched(model)
+        #expect(model.q == 1)
+    }
+
+    enum Reader { case p, q }
+
+    /// After computing all three with base 1: base 5, then T2 computes `s`, held at the gate,
+    /// and T1 reads `p` (through `q` if `reader` is `.q`), checks it, and waits for `s`.
+    static func startCheckWaitingForEvaluation(_ model: Switching, through reader: Reader = .p)
+        -> (JoinableThread, JoinableThread)
+    {
+        model.readThroughQ = reader == .q
+        #expect(model.p == (reader == .q ? 3 : 2))
+        model.base = 5
+        model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+        let box = UncheckedBox(model)
+        let results = box.value.results
+        let t2 = JoinableThread { results.append("s \(box.value.s)") }
+        model.gate.entered.wait()
+        let s = ObjectIdentifier(model.$s)
+        let t1Waits = DispatchSemaphore(value: 0)
+        let waitHook = SyntheticCycle.TestHooks.add(at: .wait) { node in
+            if node == s { t1Waits.signal() }
+        }
+        let t1 = JoinableThread { results.append("p \(box.value.p)") }
+        t1Waits.wait()
+        SyntheticCycle.TestHooks.remove(waitHook)
+        return (t1, t2)
+    }
+
+    /// Both threads got 0; `p` computed once more (T1), `s` once (T2, not stored: flag
+    /// invalidated it meanwhile), and both read 0 now.
+    static func expectSwitched(_ model: Switching) {
+        #expect(model.results.elements.sorted() == ["p 0", "s 0"])
+        #expect(model.p == 0)
+        #expect(model.s == 0)
+    }
+}
+
+/// `p` = flag ? 0 : `s` + 1 (or `q` + 1), `q` = `s` + 1, `s` = flag ? `p` : base, where `s`
+/// can be held at a gate before it reads flag.
+final class Switching: @unchecked Sendable {
+    @ObservableVar var flag = false
+    @ObservableVar var base = 1
+    let gate = HoldingGate()
+    let results = Recording<String>()
+    nonisolated(unsafe) var readThroughQ = false
+    @Synthetic({ (m: Switching) in m.flag ? 0 : (m.readThroughQ ? m.q : m.s) + 1 }) var p: Int
+    @Synthetic({ (m: Switching) in m.s + 1 }) var q: Int
+    @Synthetic({ (m: Switching) in
+        m.gate.pass()
+        return m.flag ? m.p : m.base
+    })
+    var s: Int
+}

@@ -113,5 +113,90 @@ struct SyntheticStateCheckTests {
         }
     }
 
+    /// A state checked by `thread` after a value was computed and a synthetic source marked.
+    private static func checking(by thread: ObjectIdentifier) -> (SyntheticState, UInt64)? {
+        var state = SyntheticState()
+        _ = state.beginRead(by: thread)
+        _ = state.finishEvaluation(changed: true, marks: 0)
+        _ = state.mark(definitely: false)
+        guard case .check(let marks) = state.beginRead(by: thread) else { return nil }
+        return (state, marks)
+    }
+
+    @Test func aCheckIsOvertakenByAnInvalidationUntilItEnds() throws {
+        let thread = ObjectIdentifier(Token())
+        var (state, marks) = try #require(Self.checking(by: thread))
+        #expect(!state.checkWasOvertaken)
+        _ = state.mark(definitely: true)
+        #expect(state.checkWasOvertaken)
+        _ = state.finishChecking(sourceMoved: false, marks: marks)
+        #expect(!state.checkWasOvertaken)
+    }
+
+    /// What happened during an interrupted check, and what it may do.
+    struct Interruption: Sendable, CustomTestStringConvertible {
+        enum Meanwhile: Sendable { case nothing, invalidated, markedMayBeStale, set }
+        enum Outcome: Sendable { case leftUndone, evaluate, valid }
+        let meanwhile: Meanwhile
+        let mayLeaveUndone: Bool
+        let outerCheckOvertaken: Bool
+        let outcome: Outcome
+        var testDescription: String {
+            "\(meanwhile), mayLeaveUndone \(mayLeaveUndone), outer overtaken "
+                + "\(outerCheckOvertaken) → \(outcome)"
+        }
+    }
+
+    @Test(arguments: [
+        // Not overtaken, made for another's check: left for a later read.
+        Interruption(
+            meanwhile: .nothing, mayLeaveUndone: true, outerCheckOvertaken: false,
+            outcome: .leftUndone),
+        // Overtaken: it is the check that decides nothing, so it computes.
+        Interruption(
+            meanwhile: .invalidated, mayLeaveUndone: true, outerCheckOvertaken: false,
+            outcome: .evaluate),
+        // Overtaken, inside an overtaken one: that one decides.
+        Interruption(
+            meanwhile: .markedMayBeStale, mayLeaveUndone: true, outerCheckOvertaken: true,
+            outcome: .leftUndone),
+        // Made for a read, which needs a value.
+        Interruption(
+            meanwhile: .nothing, mayLeaveUndone: false, outerCheckOvertaken: true,
+            outcome: .evaluate),
+        // A set stands.
+        Interruption(
+            meanwhile: .set, mayLeaveUndone: true, outerCheckOvertaken: false, outcome: .valid),
+    ])
+    func anInterruptedCheck(_ interruption: Interruption) throws {
+        let thread = ObjectIdentifier(Token())
+        var (state, marks) = try #require(Self.checking(by: thread))
+        switch interruption.meanwhile {
+        case .nothing: break
+        case .invalidated: _ = state.mark(definitely: true)
+        case .markedMayBeStale: _ = state.mark(definitely: false)
+        case .set: _ = state.set(changed: true)
+        }
+        let step = state.finishInterruptedCheck(
+            marks: marks, mayLeaveUndone: interruption.mayLeaveUndone,
+            outerCheckOvertaken: interruption.outerCheckOvertaken)
+        switch (step, interruption.outcome) {
+        case (.leftUndone, .leftUndone):
+            #expect(state.computingThread == nil)
+            #expect(state.freshness == .mayBeStale)
+            guard case .check = state.beginRead(by: thread) else {
+                Issue.record("the next read must check again")
+                break
+            }
+        case (.evaluate, .evaluate):
+            #expect(state.computingThread == thread)
+        case (.valid, .valid):
+            #expect(state.computingThread == nil)
+        default:
+            Issue.record("expected \(interruption.outcome), got \(step)")
+        }
+        #expect(!state.checkWasOvertaken)
+    }
+
     final class Token {}
 }

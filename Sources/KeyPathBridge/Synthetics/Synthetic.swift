@@ -347,9 +347,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         }
         return frame._withUnsafeGuaranteedRef { frame in
             frame.record(self) { property in
-                var version: UInt64 = 0
-                _ = unsafeDowncast(property, to: Synthetic.self).refreshedValue(version: &version)
-                return version
+                unsafeDowncast(property, to: Synthetic.self).refreshedVersion()
             }
             let value = refreshedValue(readThrough: reader, version: &version)
             frame.recordVersion(version)
@@ -367,19 +365,33 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @inlinable
     func refreshedValue() -> Value {
         var version: UInt64 = 0
-        return refreshedValue(version: &version)
-    }
-
-    /// Brings the value up to date and returns it, and its version in `version`.
-    @inlinable
-    func refreshedValue(version: inout UInt64) -> Value {
-        refreshedValue(readThrough: nil, version: &version)
+        return refreshedValue(readThrough: nil, version: &version)
     }
 
     /// Brings the value up to date and returns it, and its version in `version`; an evaluation
     /// computes from `reader` if given (see `value(readThrough:)`).
     @inlinable
     func refreshedValue(readThrough reader: Owner?, version: inout UInt64) -> Value {
+        refresh(readThrough: reader, version: &version, forCheck: false).unsafelyUnwrapped
+    }
+
+    /// For a check of a property that read this one: brings the value up to date and returns
+    /// its version, or nil if the check was interrupted (see `EvaluationFrame.SourceCheck`).
+    @inlinable
+    func refreshedVersion() -> UInt64? {
+        var version: UInt64 = 0
+        guard refresh(readThrough: nil, version: &version, forCheck: true) != nil else {
+            return nil
+        }
+        return version
+    }
+
+    /// Brings the value up to date and returns it, and its version in `version`; an evaluation
+    /// computes from `reader` if given (see `value(readThrough:)`). `forCheck` if it is
+    /// refreshed for a check of a property that read it: then it returns nil if that check is
+    /// interrupted (see `SyntheticCycle.wait(for:computedBy:mayGiveUp:)`); never otherwise.
+    @inlinable
+    func refresh(readThrough reader: Owner?, version: inout UInt64, forCheck: Bool) -> Value? {
         // Valid, and nobody computing: the common case, without finding out the thread.
         let valid = core.lock.withLock { () -> Value? in
             guard state.freshness == .valid, state.computingThread == nil else { return nil }
@@ -401,15 +413,25 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             case .cycle:
                 SyntheticCycle.report(closingAt: self)
             case .wait(let other):
-                SyntheticCycle.wait(for: self, computedBy: other)
+                if SyntheticCycle.wait(for: self, computedBy: other, mayGiveUp: forCheck) {
+                    return nil
+                }
                 step = core.lock.withLock { state.beginRead(by: thread) }
             case .check(let marks):
                 // This thread checks: nothing changes the frame meanwhile.
-                let moved = frame.aSyntheticSourceMoved(on: thread)
+                let found = frame.checkSources(on: thread)
+                let outerCheckOvertaken =
+                    found == .interrupted && forCheck
+                    && SyntheticCycle.anInnermostCheckWasOvertaken()
                 // Valid again: the value and its version, in the same critical section.
                 var checked: Value? = nil
                 step = core.lock.withLock {
-                    let next = state.finishChecking(sourceMoved: moved, marks: marks)
+                    let next =
+                        found == .interrupted
+                        ? state.finishInterruptedCheck(
+                            marks: marks, mayLeaveUndone: forCheck,
+                            outerCheckOvertaken: outerCheckOvertaken)
+                        : state.finishChecking(sourceMoved: found == .moved, marks: marks)
                     if case .valid = next {
                         version = state.version
                         checked = cached
@@ -419,6 +441,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                 if let checked { return checked }
             case .evaluate(let marks):
                 return evaluate(readThrough: reader, marks: marks, on: thread, version: &version)
+            case .leftUndone:
+                return nil
             }
         }
     }
@@ -606,6 +630,10 @@ extension Synthetic: SyntheticNode {
 
     @usableFromInline var computingThread: ObjectIdentifier? {
         core.lock.withLock { state.computingThread }
+    }
+
+    @usableFromInline var checkWasOvertaken: Bool {
+        core.lock.withLock { state.checkWasOvertaken }
     }
 
     @usableFromInline package func sourceChanged(definitely: Bool) -> SourceChange {

@@ -40,11 +40,16 @@ enum SyntheticCycle {
 
     // MARK: Waiting for another thread
 
-    /// A waiting thread: the property it waits for, and what it computes (which cannot change
-    /// while it waits).
+    /// A waiting thread: the property it waits for, what it computes, and the checks that may
+    /// make it stop waiting (none of which can change while it waits).
     private struct Waiting {
         let node: any SyntheticNode
         let progress: ThreadProgress
+        let checks: [any SyntheticNode]
+
+        /// Whether the thread stops waiting (at its next look), because one of its checks was
+        /// overtaken.
+        var willGiveUp: Bool { checks.contains { $0.checkWasOvertaken } }
     }
 
     /// Each waiting thread (guarded by `lock`).
@@ -57,16 +62,32 @@ enum SyntheticCycle {
     /// Waits until `node`, which `other` is computing, is no longer computed by it. If `other`
     /// waits (through other threads) for a property this thread is computing, that is a cycle
     /// spread over threads, reported instead of waiting forever.
+    ///
+    /// If `mayGiveUp` (`node` is refreshed for a check of a property that read it), stops
+    /// waiting, and returns true, once a check open on this thread inside its innermost
+    /// evaluation was overtaken (see `SyntheticState.checkWasOvertaken`). That check decides
+    /// nothing any more, nor do those made for it, and waiting for it may be a deadlock: when
+    /// the property's dependencies switch, `other` may come to wait for it, though no single
+    /// state of the program has a cycle (`p` = flag ? 0 : `s` + 1 and `s` = flag ? `p` : base:
+    /// this thread checks `p` and waits for `s`; flag turns true; `other` computes `s` and reads
+    /// `p`). Such a circle of waits is no cycle: this thread leaves it.
     @usableFromInline
-    static func wait(for node: any SyntheticNode, computedBy other: ObjectIdentifier) {
+    static func wait(
+        for node: any SyntheticNode, computedBy other: ObjectIdentifier, mayGiveUp: Bool
+    ) -> Bool {
         let me = DependencyTracking.thisThread
-        lock.withLock { waits[me] = Waiting(node: node, progress: .ofThisThread) }
+        let progress = ThreadProgress.ofThisThread
+        let checks =
+            mayGiveUp ? progress.innermostChecks.compactMap { $0 as? any SyntheticNode } : []
+        let waiting = Waiting(node: node, progress: progress, checks: checks)
+        lock.withLock { waits[me] = waiting }
         TestHooks.tell(.wait, node)
         defer { _ = lock.withLock { waits.removeValue(forKey: me) } }
         var attempts = 0
         var pause: UInt32 = 1
         while let computing = node.computingThread, computing != me {
             TestHooks.tell(.check, node)
+            if waiting.willGiveUp { return true }
             if let chain = chainOfWaits(from: computing, to: me),
                 let names = cycle(me, waitingFor: node, computedBy: computing, through: chain)
             {
@@ -79,6 +100,16 @@ enum SyntheticCycle {
                 usleep(pause)
                 pause = min(pause * 2, 1_000)
             }
+        }
+        return false
+    }
+
+    /// Whether a check open on this thread inside its innermost evaluation was overtaken (see
+    /// `wait(for:computedBy:mayGiveUp:)`).
+    @usableFromInline
+    static func anInnermostCheckWasOvertaken() -> Bool {
+        ThreadProgress.ofThisThread.innermostChecks.contains {
+            ($0 as? any SyntheticNode)?.checkWasOvertaken ?? false
         }
     }
 
@@ -106,14 +137,17 @@ enum SyntheticCycle {
     }
 
     /// If `me`, waiting for `node`, which `computing` computes, and the threads of `chain` wait
-    /// for each other in a circle now: the names of the cycle's properties, unless another
+    /// for each other in a circle now, and none of them will stop waiting (see
+    /// `wait(for:computedBy:mayGiveUp:)`): the names of the cycle's properties, unless another
     /// thread of it reported it. Every link is read again in one critical section of `lock`.
     ///
     /// That is a snapshot. While `lock` is held no thread starts or stops waiting (both take
     /// it), and a thread that waits computes nothing new and finishes nothing, so what each
     /// thread of the circle computes cannot change while its links are read. A chain read one
     /// link at a time is not: a thread may have finished the property it was read to compute,
-    /// and then waited for another.
+    /// and then waited for another. (A check may be overtaken just after it was read not to be:
+    /// the circle was a deadlock when it was read, which only a later change could have
+    /// broken.)
     ///
     /// The names follow the circle: from `node`, through each thread's properties from the one
     /// the previous thread waits for (which it computes), to `node` again.
@@ -128,9 +162,12 @@ enum SyntheticCycle {
             var expected = computing
             var names: [String] = []
             var from = node
+            // A thread that will stop waiting breaks the circle.
+            guard !mine.willGiveUp else { return nil }
             for link in chain {
                 guard link.thread == expected, let waiting = waits[link.thread],
-                    waiting.node === link.node, let next = link.node.computingThread
+                    waiting.node === link.node, !waiting.willGiveUp,
+                    let next = link.node.computingThread
                 else { return nil }
                 names += Self.names(of: waiting.progress.dependents, from: from)
                 from = link.node

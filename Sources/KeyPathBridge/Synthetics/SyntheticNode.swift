@@ -8,4 +8,7 @@ protocol SyntheticNode: AnyObject, Dependent, DependencySource, PropagationWork 
     var nodeName: String { get }
     /// The thread computing the value, if one is.
     var computingThread: ObjectIdentifier? { get }
+    /// Whether a thread checks the property, and it was invalidated or set since the check
+    /// began (see `SyntheticState.checkWasOvertaken`).
+    var checkWasOvertaken: Bool { get }
 }

@@ -34,6 +34,8 @@ struct SyntheticState {
     @usableFromInline var marks: UInt64 = 0
     /// The thread computing or checking the value, if one is.
     @usableFromInline var computingThread: ObjectIdentifier?
+    /// While a thread checks the property: `marks` when the check began.
+    @usableFromInline var checkedMarks: UInt64?
     var dependents: DependentList?
     @usableFromInline var isObserved = false
     /// Waiting in a thread's propagation queue.
@@ -57,6 +59,9 @@ struct SyntheticState {
         case check(marks: UInt64)
         /// Compute the value (then `finishEvaluation`).
         case evaluate(marks: UInt64)
+        /// Leave the check undone, for a later read: it was interrupted (see
+        /// `finishInterruptedCheck`).
+        case leftUndone
     }
 
     /// A read by `thread`.
@@ -70,6 +75,7 @@ struct SyntheticState {
             return .valid(version)
         case .mayBeStale:
             computingThread = thread
+            checkedMarks = marks
             return .check(marks: marks)
         case .invalid:
             computingThread = thread
@@ -80,19 +86,48 @@ struct SyntheticState {
     /// After a check: valid again if no source moved and nothing invalidated the property
     /// meanwhile, or if a set made it valid meanwhile; otherwise evaluate.
     @usableFromInline
-    mutating func finishChecking(sourceMoved: Bool, marks checkedMarks: UInt64) -> ReadStep {
-        if !sourceMoved && marks == checkedMarks && freshness == .mayBeStale {
+    mutating func finishChecking(sourceMoved: Bool, marks startMarks: UInt64) -> ReadStep {
+        checkedMarks = nil
+        if !sourceMoved && marks == startMarks && freshness == .mayBeStale {
             freshness = .valid
             computingThread = nil
             return .valid(version)
         }
-        if marks != checkedMarks && freshness == .valid {
+        if marks != startMarks && freshness == .valid {
             // A set made it valid meanwhile (an invalidation after it would have left it stale):
             // its value stands, as in `finishEvaluation`.
             computingThread = nil
             return .valid(version)
         }
         return .evaluate(marks: marks)
+    }
+
+    /// Whether the property is being checked, and was invalidated or set since the check began:
+    /// the check decides nothing any more (the property is computed, or a set value stands,
+    /// whatever the sources' versions).
+    @usableFromInline
+    var checkWasOvertaken: Bool {
+        guard let checkedMarks else { return false }
+        return marks != checkedMarks
+    }
+
+    /// After a check that stopped waiting for another thread's evaluation of a source, because a
+    /// check open on the thread was overtaken (see `SyntheticCycle.wait(for:computedBy:mayGiveUp:)`):
+    /// - if `mayLeaveUndone` (the check was made for another's, one of those open on the thread)
+    ///   and either `outerCheckOvertaken` (one of those further out was overtaken: what this one
+    ///   finds decides nothing for it) or this one was not: the check is left undone, the
+    ///   property as it was (`leftUndone`);
+    /// - otherwise, as if a source had moved: evaluate, unless a set made it valid meanwhile.
+    @usableFromInline
+    mutating func finishInterruptedCheck(
+        marks startMarks: UInt64, mayLeaveUndone: Bool, outerCheckOvertaken: Bool
+    ) -> ReadStep {
+        if mayLeaveUndone && (outerCheckOvertaken || marks == startMarks) {
+            checkedMarks = nil
+            computingThread = nil
+            return .leftUndone
+        }
+        return finishChecking(sourceMoved: true, marks: startMarks)
     }
 
     /// After an evaluation that started at `startMarks`, whose value differs from the cached one
@@ -119,6 +154,7 @@ struct SyntheticState {
     @usableFromInline
     mutating func abandonEvaluation() {
         computingThread = nil
+        checkedMarks = nil
     }
 
     /// What an invalidation asks of the property.

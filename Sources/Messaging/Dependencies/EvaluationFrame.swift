@@ -16,11 +16,13 @@ package struct SourceLink {
     var identity: ObjectIdentifier { ObjectIdentifier(source) }
 }
 
-/// Brings a computed source (the argument) up to date and returns its version. Made where the
-/// source's types are known (where it is read), so that it runs specialized for them: a call
-/// through a protocol would run the generic code, which looks up type metadata as it goes.
+/// Brings a computed source (the argument) up to date and returns its version, or nil if the
+/// thread stopped waiting for another thread's evaluation of it (see
+/// ``EvaluationFrame/SourceCheck/interrupted``). Made where the source's types are known (where
+/// it is read), so that it runs specialized for them: a call through a protocol would run the
+/// generic code, which looks up type metadata as it goes.
 @usableFromInline
-package typealias VersionRefresh = (AnyObject) -> UInt64
+package typealias VersionRefresh = (AnyObject) -> UInt64?
 
 /// The evaluations of one computed (synthetic) property, one at a time: records what each
 /// reads, keeping the subscriptions it had to sources it reads again and subscribing (before the
@@ -41,7 +43,7 @@ package final class EvaluationFrame {
     /// The frame that was innermost when this one opened (set by ``DependencyTracking``). Not
     /// retained: it is open further up this thread's stack, whose evaluation keeps it alive.
     @exclusivity(unchecked) var parent: Unmanaged<EvaluationFrame>?
-    /// While the property is checked (see ``aSyntheticSourceMoved(on:)``): the check that was
+    /// While the property is checked (see ``checkSources(on:)``): the check that was
     /// innermost on this thread when it began (for a cycle's message, which names what the
     /// thread computes and checks, in order; see ``ThreadProgress``). Not retained, as `parent`.
     @exclusivity(unchecked) var checkParent: Unmanaged<EvaluationFrame>?
@@ -63,14 +65,28 @@ package final class EvaluationFrame {
     /// The identity of the source recorded last: a read of it again records nothing.
     @exclusivity(unchecked) private var lastIdentity: ObjectIdentifier?
 
+    /// What a check of the sources found.
+    @usableFromInline
+    package enum SourceCheck {
+        /// Every synthetic source has the version the last evaluation read.
+        case unchanged
+        /// One has another.
+        case moved
+        /// The thread stopped waiting for another thread's evaluation of one, and the check
+        /// found nothing: a check open on the thread no longer decides anything (it was
+        /// overtaken by an invalidation), so what it waits for may be what waits for it.
+        case interrupted
+    }
+
     /// Whether a synthetic source the last evaluation read has a version other than the one it
-    /// read, once brought up to date (in the order read; stops at the first). For a check, by
+    /// read, once brought up to date (in the order read; stops at the first), or the check was
+    /// interrupted. For a check, by
     /// `thread`, the thread checking (as ``DependencyTracking/beginRefresh()`` returned it),
     /// which lists the check among what it is doing meanwhile. (Here, and not inlined where the
     /// property is: the frame's properties are used without exclusivity checks only in this
     /// module.)
     @usableFromInline
-    package func aSyntheticSourceMoved(on thread: ObjectIdentifier) -> Bool {
+    package func checkSources(on thread: ObjectIdentifier) -> SourceCheck {
         // A copy: refreshing a source runs other properties' evaluations (never this one's,
         // which would be a cycle).
         let links = links
@@ -81,9 +97,10 @@ package final class EvaluationFrame {
         defer { DependencyTracking.endChecking(self, on: thread) }
         for index in links.indices {
             guard let refresh = links[index].refresh else { continue }
-            if refresh(links[index].source) != links[index].version { return true }
+            guard let version = refresh(links[index].source) else { return .interrupted }
+            if version != links[index].version { return .moved }
         }
-        return false
+        return .unchanged
     }
 
     /// Stops what the last evaluation read from telling `dependent` of changes (the property is

@@ -22,6 +22,25 @@ package struct ThreadProgress {
         }
     }
 
+    /// The computed properties the thread checks inside its innermost evaluation (or outside
+    /// every evaluation, if none is open), innermost first: each check is made for the one
+    /// outside it, and the outermost for a read (the evaluation's, or one outside any). Those
+    /// that ``DependencyTracking/withoutFrames(_:)`` set aside are not among them. Only on the
+    /// thread itself.
+    package var innermostChecks: [any Dependent] {
+        context._withUnsafeGuaranteedRef { context in
+            var checks: [any Dependent] = []
+            var next = context.checking
+            while let frame = next?.takeUnretainedValue(),
+                frame.checkedInside?.toOpaque() == context.top?.toOpaque()
+            {
+                if let dependent = frame.dependent { checks.append(dependent) }
+                next = frame.checkParent
+            }
+            return checks
+        }
+    }
+
     /// The frames evaluated and checked in `section`, outermost first. Checks and evaluations
     /// nest; each check comes right after the frame that was innermost when it began (a frame
     /// opened during the check is inside it).
