@@ -204,19 +204,55 @@ struct SyntheticSwitchConcurrencyTests {
         Self.expectSwitched(model)
     }
 
-    /// A check nested in the overtaken one, which is not overtaken itself, is left undone: `q`
-    /// (= `s` + 1, which flag does not change) is checked for `p`'s check, and may still be
-    /// stale afterwards.
-    @Test("threads: checks nested in an overtaken check are left for later")
-    func nestedCheckIsLeftForLater() {
+    /// A check nested in the overtaken one is left undone: `q` (= `s` + 1) is checked for
+    /// `p`'s check, and is still stale afterwards. Flag does not mark `q` if `s` did not read
+    /// it last time; if it did, flag marks `s`, which marks `q` (it is being computed), and
+    /// `q`'s check is overtaken too, but `p`'s, further out, decides.
+    @Test(
+        "threads: checks nested in an overtaken check are left for later",
+        arguments: [false, true])
+    func nestedCheckIsLeftForLater(sReadsFlag: Bool) {
         let model = Switching()
+        model.sReadsFlagAlways = sReadsFlag
         let (t1, t2) = Self.startCheckWaitingForEvaluation(model, through: .q)
         model.flag = true
         t1.join()
+        #expect(!model.$q.isValid)
         model.gate.open()
         t2.join()
         Self.expectSwitched(model)
+        #expect(model.$q.evaluationCount == 1)
         #expect(model.q == 1)
+        #expect(model.$q.evaluationCount == 2)
+    }
+
+    /// Found by review: when the first thread computes `p`, rather than checking it, nothing can
+    /// be undone (its function waits inside the read of `s`). The process stops, and the message
+    /// says that the cycle may be one of dependencies that switched.
+    @Test("threads: a circle of waits through an overtaken evaluation says dependencies switched")
+    func circleThroughOvertakenEvaluation() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let model = Switching()
+            model.sReadsFlagAlways = true
+            model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+            let box = UncheckedBox(model)
+            let t2 = JoinableThread { _ = box.value.s }  // computes `s`, held at the gate
+            model.gate.entered.wait()
+            let s = ObjectIdentifier(model.$s)
+            let t1Waits = DispatchSemaphore(value: 0)
+            _ = SyntheticCycle.TestHooks.add(at: .wait) { if $0 == s { t1Waits.signal() } }
+            let t1 = JoinableThread { _ = box.value.p }  // computes `p` (flag false): waits for `s`
+            t1Waits.wait()
+            model.flag = true
+            model.gate.open()  // `s` reads flag, then `p`
+            t1.join()
+            t2.join()
+        }.map { result in
+            let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(text.contains("(The cycle spans threads.)"), "\(text)")
+            #expect(
+                text.contains("switched: Switching.p changed while being computed"), "\(text)")
+        }
     }
 
     enum Reader { case p, q }
@@ -245,8 +281,7 @@ struct SyntheticSwitchConcurrencyTests {
         return (t1, t2)
     }
 
-    /// Both threads got 0; `p` computed once more (T1), `s` once (T2, not stored: flag
-    /// invalidated it meanwhile), and both read 0 now.
+    /// Both threads got 0, and both properties are 0 now.
     static func expectSwitched(_ model: Switching) {
         #expect(model.results.elements.sorted() == ["p 0", "s 0"])
         #expect(model.p == 0)
@@ -254,19 +289,21 @@ struct SyntheticSwitchConcurrencyTests {
     }
 }
 
-/// `p` = flag ? 0 : `s` + 1 (or `q` + 1), `q` = `s` + 1, `s` = flag ? `p` : base, where `s`
-/// can be held at a gate before it reads flag.
+/// `p` = flag ? 0 : `s` + 1 (or `q` + 1), `q` = `s` + 1, `s` = base > 3 && flag ? `p` : base,
+/// where `s` can be held at a gate before it reads anything (it reads flag only once base is
+/// above 3, so that flag's first change does not mark it, unless `sReadsFlagAlways`).
 final class Switching: @unchecked Sendable {
     @ObservableVar var flag = false
     @ObservableVar var base = 1
     let gate = HoldingGate()
     let results = Recording<String>()
     nonisolated(unsafe) var readThroughQ = false
+    nonisolated(unsafe) var sReadsFlagAlways = false
     @Synthetic({ (m: Switching) in m.flag ? 0 : (m.readThroughQ ? m.q : m.s) + 1 }) var p: Int
     @Synthetic({ (m: Switching) in m.s + 1 }) var q: Int
     @Synthetic({ (m: Switching) in
         m.gate.pass()
-        return m.flag ? m.p : m.base
+        return (m.sReadsFlagAlways || m.base > 3) && m.flag ? m.p : m.base
     })
     var s: Int
 }

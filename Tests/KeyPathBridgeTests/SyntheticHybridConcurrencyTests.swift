@@ -148,9 +148,9 @@ struct SyntheticStateCheckTests {
     }
 
     @Test(arguments: [
-        // Not overtaken, made for another's check: left for a later read.
+        // Not overtaken, made for an overtaken check: left for a later read.
         Interruption(
-            meanwhile: .nothing, mayLeaveUndone: true, outerCheckOvertaken: false,
+            meanwhile: .nothing, mayLeaveUndone: true, outerCheckOvertaken: true,
             outcome: .leftUndone),
         // Overtaken: it is the check that decides nothing, so it computes.
         Interruption(

@@ -137,6 +137,25 @@ struct SyntheticPropertyTests {
         #expect(contact.address.hasPrefix("Lord Byron\n"))
     }
 
+    /// Found by review, not fixed yet (a known issue: the test fails when it is fixed, and is
+    /// then to lose `withKnownIssue`). A set makes `address` valid while `fullName`, which it
+    /// read, is stale. A stale property does not tell its dependents of a further change (they
+    /// were told when it became stale), so the set value outlives the change. Telling them
+    /// again needs a marking that cannot loop: what properties read last may form a circle once
+    /// a set value stands in for a computation.
+    @Test("hybrid: a set over a stale source lasts until that source changes again")
+    func hybridSetOverStaleSource() {
+        let contact = Contact()
+        _ = contact.address
+        contact.first = "Grace"  // fullName invalid, address may be stale
+        contact.address = "set"
+        #expect(contact.address == "set")
+        contact.last = "Hopper"  // fullName changes again: the set value is no longer valid
+        withKnownIssue("a stale source does not tell a dependent that a set made valid") {
+            #expect(contact.address.hasPrefix("Grace Hopper\n"))
+        }
+    }
+
     @Test("observed means eager: starting to observe evaluates the property and its sources")
     func observingEvaluates() {
         let contact = Contact()

@@ -636,6 +636,10 @@ extension Synthetic: SyntheticNode {
         core.lock.withLock { state.checkWasOvertaken }
     }
 
+    @usableFromInline var wasOvertaken: Bool {
+        core.lock.withLock { state.wasOvertaken }
+    }
+
     @usableFromInline package func sourceChanged(definitely: Bool) -> SourceChange {
         let (action, setter) = core.lock.withLock {
             () -> (SyntheticState.MarkAction, AnyAuthor?) in

@@ -22,20 +22,29 @@ enum SyntheticCycle {
     /// Stops the process with the cycle that closes at `node` on this thread.
     @usableFromInline
     static func report(closingAt node: any SyntheticNode) -> Never {
-        let names = names(of: ThreadProgress.ofThisThread.dependents, from: node)
-        fatalError(message(cycle: names + [node.nodeName]))
+        let members = members(of: ThreadProgress.ofThisThread.dependents, from: node)
+        fatalError(message(cycle: (members + [node]).map(\.nodeName)))
     }
 
-    /// The names of `properties` (a thread's, outermost first) from `start` on, found by
-    /// identity (properties of two instances of a class have the same name); only its name if it
-    /// is not among them.
-    private static func names(of properties: [any Dependent], from start: any SyntheticNode)
-        -> [String]
+    /// `properties` (a thread's, outermost first) from `start` on, found by identity (properties
+    /// of two instances of a class have the same name); only `start` if it is not among them.
+    private static func members(of properties: [any Dependent], from start: any SyntheticNode)
+        -> [any SyntheticNode]
     {
-        guard let index = properties.lastIndex(where: { $0 === start }) else {
-            return [start.nodeName]
-        }
-        return properties[index...].compactMap { ($0 as? any SyntheticNode)?.nodeName }
+        guard let index = properties.lastIndex(where: { $0 === start }) else { return [start] }
+        return properties[index...].compactMap { $0 as? any SyntheticNode }
+    }
+
+    /// What the message of a cycle over threads adds when `overtaken`, properties of the cycle,
+    /// were invalidated or set while they were computed or checked: the cycle may be one of
+    /// dependencies that switched meanwhile, which no single state of the program has.
+    static func switchedDependencies(overtaken: [String]) -> String {
+        guard !overtaken.isEmpty else { return "" }
+        return " It may have formed while dependencies switched: "
+            + overtaken.joined(separator: ", ")
+            + " changed while being computed, so no single state of the program need have this "
+            + "cycle, but the threads cannot go on. Synthetic properties whose dependencies "
+            + "switch must not be computed on several threads at once."
     }
 
     // MARK: Waiting for another thread
@@ -89,9 +98,11 @@ enum SyntheticCycle {
             TestHooks.tell(.check, node)
             if waiting.willGiveUp { return true }
             if let chain = chainOfWaits(from: computing, to: me),
-                let names = cycle(me, waitingFor: node, computedBy: computing, through: chain)
+                let cycle = cycle(me, waitingFor: node, computedBy: computing, through: chain)
             {
-                fatalError(message(cycle: names) + " (The cycle spans threads.)")
+                fatalError(
+                    message(cycle: cycle.names) + " (The cycle spans threads.)"
+                        + switchedDependencies(overtaken: cycle.overtaken))
             }
             attempts += 1
             if attempts < 64 {
@@ -138,8 +149,9 @@ enum SyntheticCycle {
 
     /// If `me`, waiting for `node`, which `computing` computes, and the threads of `chain` wait
     /// for each other in a circle now, and none of them will stop waiting (see
-    /// `wait(for:computedBy:mayGiveUp:)`): the names of the cycle's properties, unless another
-    /// thread of it reported it. Every link is read again in one critical section of `lock`.
+    /// `wait(for:computedBy:mayGiveUp:)`): the names of the cycle's properties, and of those
+    /// of them that were overtaken (see `SyntheticState.wasOvertaken`), unless another thread of
+    /// it reported it. Every link is read again in one critical section of `lock`.
     ///
     /// That is a snapshot. While `lock` is held no thread starts or stops waiting (both take
     /// it), and a thread that waits computes nothing new and finishes nothing, so what each
@@ -154,13 +166,13 @@ enum SyntheticCycle {
     private static func cycle(
         _ me: ObjectIdentifier, waitingFor node: any SyntheticNode,
         computedBy computing: ObjectIdentifier, through chain: [Link]
-    ) -> [String]? {
-        lock.withLock {
+    ) -> (names: [String], overtaken: [String])? {
+        lock.withLock { () -> (names: [String], overtaken: [String])? in
             guard !reported, let mine = waits[me], mine.node === node,
                 node.computingThread == computing
             else { return nil }
             var expected = computing
-            var names: [String] = []
+            var members: [any SyntheticNode] = []
             var from = node
             // A thread that will stop waiting breaks the circle.
             guard !mine.willGiveUp else { return nil }
@@ -169,13 +181,15 @@ enum SyntheticCycle {
                     waiting.node === link.node, !waiting.willGiveUp,
                     let next = link.node.computingThread
                 else { return nil }
-                names += Self.names(of: waiting.progress.dependents, from: from)
+                members += Self.members(of: waiting.progress.dependents, from: from)
                 from = link.node
                 expected = next
             }
             guard expected == me else { return nil }
             reported = true
-            return names + Self.names(of: mine.progress.dependents, from: from) + [node.nodeName]
+            members += Self.members(of: mine.progress.dependents, from: from)
+            let overtaken = members.filter(\.wasOvertaken).map(\.nodeName)
+            return ((members + [node]).map(\.nodeName), overtaken)
         }
     }
 }

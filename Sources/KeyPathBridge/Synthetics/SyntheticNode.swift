@@ -11,4 +11,7 @@ protocol SyntheticNode: AnyObject, Dependent, DependencySource, PropagationWork 
     /// Whether a thread checks the property, and it was invalidated or set since the check
     /// began (see `SyntheticState.checkWasOvertaken`).
     var checkWasOvertaken: Bool { get }
+    /// Whether a thread checks or computes the property, and it was invalidated or set since
+    /// that began (see `SyntheticState.wasOvertaken`).
+    var wasOvertaken: Bool { get }
 }

@@ -27,6 +27,9 @@ struct SyntheticState {
     @usableFromInline var freshness = Freshness.invalid
     /// Whether there is a cached value (valid or not).
     var hasValue = false
+    /// Whether a thread checks the property, rather than computing it, if one does.
+    /// Beside the other small fields: the state's size is a multiple of 8 bytes.
+    @usableFromInline var isChecking = false
     /// Bumped each time the cached value changes.
     @usableFromInline var version: UInt64 = 0
     /// Bumped by every invalidation and set: an evaluation that saw it move while it ran does
@@ -34,8 +37,8 @@ struct SyntheticState {
     @usableFromInline var marks: UInt64 = 0
     /// The thread computing or checking the value, if one is.
     @usableFromInline var computingThread: ObjectIdentifier?
-    /// While a thread checks the property: `marks` when the check began.
-    @usableFromInline var checkedMarks: UInt64?
+    /// While a thread checks or computes the property: `marks` when it began.
+    @usableFromInline var startMarks: UInt64 = 0
     var dependents: DependentList?
     @usableFromInline var isObserved = false
     /// Waiting in a thread's propagation queue.
@@ -75,10 +78,12 @@ struct SyntheticState {
             return .valid(version)
         case .mayBeStale:
             computingThread = thread
-            checkedMarks = marks
+            isChecking = true
+            startMarks = marks
             return .check(marks: marks)
         case .invalid:
             computingThread = thread
+            startMarks = marks
             return .evaluate(marks: marks)
         }
     }
@@ -86,19 +91,20 @@ struct SyntheticState {
     /// After a check: valid again if no source moved and nothing invalidated the property
     /// meanwhile, or if a set made it valid meanwhile; otherwise evaluate.
     @usableFromInline
-    mutating func finishChecking(sourceMoved: Bool, marks startMarks: UInt64) -> ReadStep {
-        checkedMarks = nil
-        if !sourceMoved && marks == startMarks && freshness == .mayBeStale {
+    mutating func finishChecking(sourceMoved: Bool, marks checkStart: UInt64) -> ReadStep {
+        isChecking = false
+        if !sourceMoved && marks == checkStart && freshness == .mayBeStale {
             freshness = .valid
             computingThread = nil
             return .valid(version)
         }
-        if marks != startMarks && freshness == .valid {
+        if marks != checkStart && freshness == .valid {
             // A set made it valid meanwhile (an invalidation after it would have left it stale):
             // its value stands, as in `finishEvaluation`.
             computingThread = nil
             return .valid(version)
         }
+        startMarks = marks
         return .evaluate(marks: marks)
     }
 
@@ -107,8 +113,13 @@ struct SyntheticState {
     /// whatever the sources' versions).
     @usableFromInline
     var checkWasOvertaken: Bool {
-        guard let checkedMarks else { return false }
-        return marks != checkedMarks
+        isChecking && marks != startMarks
+    }
+
+    /// Whether the property is being checked or computed, and was invalidated or set since that
+    /// began: what the thread does decides nothing any more.
+    var wasOvertaken: Bool {
+        computingThread != nil && marks != startMarks
     }
 
     /// After a check that stopped waiting for another thread's evaluation of a source, because a
@@ -120,14 +131,14 @@ struct SyntheticState {
     /// - otherwise, as if a source had moved: evaluate, unless a set made it valid meanwhile.
     @usableFromInline
     mutating func finishInterruptedCheck(
-        marks startMarks: UInt64, mayLeaveUndone: Bool, outerCheckOvertaken: Bool
+        marks checkStart: UInt64, mayLeaveUndone: Bool, outerCheckOvertaken: Bool
     ) -> ReadStep {
-        if mayLeaveUndone && (outerCheckOvertaken || marks == startMarks) {
-            checkedMarks = nil
+        if mayLeaveUndone && (outerCheckOvertaken || marks == checkStart) {
+            isChecking = false
             computingThread = nil
             return .leftUndone
         }
-        return finishChecking(sourceMoved: true, marks: startMarks)
+        return finishChecking(sourceMoved: true, marks: checkStart)
     }
 
     /// After an evaluation that started at `startMarks`, whose value differs from the cached one
@@ -154,7 +165,7 @@ struct SyntheticState {
     @usableFromInline
     mutating func abandonEvaluation() {
         computingThread = nil
-        checkedMarks = nil
+        isChecking = false
     }
 
     /// What an invalidation asks of the property.
