@@ -79,12 +79,12 @@ struct SyntheticStateCheckTests {
         let thread = ObjectIdentifier(SyntheticStateCheckTests.Token())
         _ = state.beginRead(by: thread)
         _ = state.finishEvaluation(changed: true, marks: 0)
-        _ = state.mark(definitely: false)  // a synthetic source may have changed
+        _ = state.mark(definitely: false, setsOverStale: 0)  // a synthetic source may have changed
         guard case .check(let marks) = state.beginRead(by: thread) else {
             Issue.record("expected a check")
             return
         }
-        let (store, _) = state.set(changed: true)
+        let (store, _, _) = state.set(changed: true)
         #expect(store)
         let versionAfterSet = state.version
         guard case .valid(let version) = state.finishChecking(sourceMoved: false, marks: marks)
@@ -101,12 +101,12 @@ struct SyntheticStateCheckTests {
         let thread = ObjectIdentifier(SyntheticStateCheckTests.Token())
         _ = state.beginRead(by: thread)
         _ = state.finishEvaluation(changed: true, marks: 0)
-        _ = state.mark(definitely: false)
+        _ = state.mark(definitely: false, setsOverStale: 0)
         guard case .check(let marks) = state.beginRead(by: thread) else {
             Issue.record("expected a check")
             return
         }
-        _ = state.mark(definitely: true)
+        _ = state.mark(definitely: true, setsOverStale: 0)
         guard case .evaluate = state.finishChecking(sourceMoved: false, marks: marks) else {
             Issue.record("an invalidation during the check must lead to an evaluation")
             return
@@ -118,7 +118,7 @@ struct SyntheticStateCheckTests {
         var state = SyntheticState()
         _ = state.beginRead(by: thread)
         _ = state.finishEvaluation(changed: true, marks: 0)
-        _ = state.mark(definitely: false)
+        _ = state.mark(definitely: false, setsOverStale: 0)
         guard case .check(let marks) = state.beginRead(by: thread) else { return nil }
         return (state, marks)
     }
@@ -127,10 +127,31 @@ struct SyntheticStateCheckTests {
         let thread = ObjectIdentifier(Token())
         var (state, marks) = try #require(Self.checking(by: thread))
         #expect(!state.checkWasOvertaken)
-        _ = state.mark(definitely: true)
+        _ = state.mark(definitely: true, setsOverStale: 0)
         #expect(state.checkWasOvertaken)
         _ = state.finishChecking(sourceMoved: false, marks: marks)
         #expect(!state.checkWasOvertaken)
+    }
+
+    @Test func aStalePropertyTellsItsDependentsAgainAfterASetOverStale() {
+        var state = SyntheticState()
+        let thread = ObjectIdentifier(Token())
+        _ = state.beginRead(by: thread)
+        _ = state.finishEvaluation(changed: true, marks: 0)
+        let dependent = Synthetic<Token, Int>({ _ in 0 })
+        state.dependents = DependentList.adding(dependent, to: nil)
+        #expect(state.mark(definitely: true, setsOverStale: 0).dependents != nil)  // was valid
+        #expect(state.mark(definitely: true, setsOverStale: 0).dependents == nil)  // told then
+        #expect(state.mark(definitely: true, setsOverStale: 1).dependents != nil)  // a set since
+        #expect(state.mark(definitely: true, setsOverStale: 1).dependents == nil)  // told again
+    }
+
+    @Test func aSetCountsAsOverStaleUnlessThePropertyWasValid() {
+        var state = SyntheticState()
+        #expect(state.set(changed: true).overStale)  // never computed
+        #expect(!state.set(changed: true).overStale)
+        _ = state.mark(definitely: false, setsOverStale: 0)
+        #expect(state.set(changed: false).overStale)
     }
 
     /// What happened during an interrupted check, and what it may do.
@@ -173,8 +194,8 @@ struct SyntheticStateCheckTests {
         var (state, marks) = try #require(Self.checking(by: thread))
         switch interruption.meanwhile {
         case .nothing: break
-        case .invalidated: _ = state.mark(definitely: true)
-        case .markedMayBeStale: _ = state.mark(definitely: false)
+        case .invalidated: _ = state.mark(definitely: true, setsOverStale: 0)
+        case .markedMayBeStale: _ = state.mark(definitely: false, setsOverStale: 0)
         case .set: _ = state.set(changed: true)
         }
         let step = state.finishInterruptedCheck(

@@ -137,12 +137,9 @@ struct SyntheticPropertyTests {
         #expect(contact.address.hasPrefix("Lord Byron\n"))
     }
 
-    /// Found by review, not fixed yet (a known issue: the test fails when it is fixed, and is
-    /// then to lose `withKnownIssue`). A set makes `address` valid while `fullName`, which it
-    /// read, is stale. A stale property does not tell its dependents of a further change (they
-    /// were told when it became stale), so the set value outlives the change. Telling them
-    /// again needs a marking that cannot loop: what properties read last may form a circle once
-    /// a set value stands in for a computation.
+    /// Found by review: a set made `address` valid while `fullName`, which it read, was stale.
+    /// A stale property did not tell its dependents of a further change (they were told when it
+    /// became stale), so the set value outlived the change.
     @Test("hybrid: a set over a stale source lasts until that source changes again")
     func hybridSetOverStaleSource() {
         let contact = Contact()
@@ -151,9 +148,45 @@ struct SyntheticPropertyTests {
         contact.address = "set"
         #expect(contact.address == "set")
         contact.last = "Hopper"  // fullName changes again: the set value is no longer valid
-        withKnownIssue("a stale source does not tell a dependent that a set made valid") {
-            #expect(contact.address.hasPrefix("Grace Hopper\n"))
+        #expect(contact.address.hasPrefix("Grace Hopper\n"))
+    }
+
+    @Test("hybrid: a set over a chain of stale sources lasts until the chain's source changes")
+    func hybridSetOverStaleChain() {
+        final class Chain {
+            @ObservableVar var base = 1
+            @Synthetic({ (c: Chain) in c.base + 1 }) var one: Int
+            @Synthetic({ (c: Chain) in c.one + 1 }) var two: Int
+            @Synthetic({ (c: Chain) in c.two + 1 }) var three: Int
         }
+        let chain = Chain()
+        #expect(chain.three == 4)
+        chain.base = 10  // one invalid, two and three may be stale
+        chain.three = 0
+        chain.base = 20
+        #expect(chain.three == 23)
+        #expect(chain.$one.evaluationCount == 2)
+    }
+
+    /// After a set stands in for `p`'s computation, `p` and `s` each list the other as what
+    /// depends on it (`p` last read `s`, and `s` read `p`): marking stops going round.
+    @Test("hybrid: marking ends where what properties read last forms a circle")
+    func markingEndsAroundACircleOfLastReads() {
+        final class Switch {
+            @ObservableVar var flag = false
+            @ObservableVar var base = 1
+            @Synthetic({ (m: Switch) in m.flag ? 0 : m.s + 1 }) var p: Int
+            @Synthetic({ (m: Switch) in m.flag ? m.p : m.base }) var s: Int
+        }
+        let model = Switch()
+        #expect(model.p == 2)
+        model.flag = true
+        model.p = 7  // over stale: p last read s
+        #expect(model.s == 7)  // s reads p
+        model.base = 3  // s no longer reads base: nothing to do
+        model.flag = false  // both are told, and told again, once
+        #expect(model.s == 3)
+        #expect(model.p == 4)
     }
 
     @Test("observed means eager: starting to observe evaluates the property and its sources")

@@ -535,7 +535,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             let changed = cached.map { rule.isChange(from: $0, to: value) } ?? true
             // A set stands: a value computed during a binding before it no longer counts.
             computedDuringBinding = false
-            let (store, action) = state.set(changed: changed)
+            let (store, action, overStale) = state.set(changed: changed)
+            if overStale { SyntheticState.setsOverStale.add(1, ordering: .sequentiallyConsistent) }
             if store {
                 cached = value
                 // Only an update told next names the setter (see `sourceChanged`). The one it
@@ -646,7 +647,8 @@ extension Synthetic: SyntheticNode {
             // The value told next is no longer the one that was set. (Its setter is released
             // after the locks: it may be any object.)
             defer { self.setter = nil }
-            return (state.mark(definitely: definitely), self.setter)
+            let sets = SyntheticState.setsOverStale.load(ordering: .sequentiallyConsistent)
+            return (state.mark(definitely: definitely, setsOverStale: sets), self.setter)
         }
         return SourceChange(
             dependents: action.dependents, mustPropagate: action.enqueue, released: setter)

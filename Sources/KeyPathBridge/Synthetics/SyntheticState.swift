@@ -1,3 +1,4 @@
+import Synchronization
 import Transforms
 
 /// Where a synthetic property's cached value stands.
@@ -45,6 +46,8 @@ struct SyntheticState {
     @usableFromInline var isQueued = false
     /// Whether the observers have a value (the one they started from, or the last update's).
     var hasTold = false
+    /// `SyntheticState.setsOverStale` when the dependents were last told of a change.
+    var toldAtSetsOverStale: UInt64 = 0
 
     @usableFromInline init() {}
 
@@ -177,8 +180,8 @@ struct SyntheticState {
     }
 
     /// A change upstream: `definitely` for a direct source (or a manual invalidation), else
-    /// it may be stale.
-    mutating func mark(definitely: Bool) -> MarkAction {
+    /// it may be stale. `setsOverStale` is `SyntheticState.setsOverStale` now.
+    mutating func mark(definitely: Bool, setsOverStale: UInt64) -> MarkAction {
         marks &+= 1
         let wasValid = freshness == .valid
         if definitely {
@@ -188,23 +191,39 @@ struct SyntheticState {
         }
         var action = MarkAction()
         // If the property was stale already, its dependents were told then, unless a
-        // computation is running, which may hand its value to a dependent that read it meanwhile.
-        if wasValid || computingThread != nil { action.dependents = dependents }
+        // computation is running, which may hand its value to a dependent that read it meanwhile,
+        // or a set made a property valid since, which may be one of them. (Once per such set: a
+        // marking that reaches the property again stops here, also where what properties read
+        // last forms a circle, which a set value standing in for a computation allows.)
+        if wasValid || computingThread != nil || toldAtSetsOverStale != setsOverStale {
+            action.dependents = dependents
+            toldAtSetsOverStale = setsOverStale
+        }
         action.enqueue = enqueueIfObserved()
         return action
     }
 
     /// Stores a value set from outside (a hybrid property), which differs from the cached one
-    /// if `changed`: valid until the next invalidation. Returns whether to store it, and what to
-    /// tell.
-    mutating func set(changed: Bool) -> (store: Bool, action: MarkAction) {
+    /// if `changed`: valid until the next invalidation. Returns whether to store it, what to
+    /// tell, and whether the property was stale or being computed (then the caller counts the
+    /// set in `SyntheticState.setsOverStale`).
+    ///
+    /// A stale property's dependents are stale too, so that a further change of what it read
+    /// need not reach them (they were told when it became stale), except where a set made one
+    /// valid: a property that may have read stale properties. Each stale property tells its
+    /// dependents again at its next marking after such a set (see `mark`).
+    mutating func set(changed: Bool) -> (store: Bool, action: MarkAction, overStale: Bool) {
+        let overStale = freshness != .valid || computingThread != nil
         marks &+= 1
         freshness = .valid
-        guard changed || !hasValue else { return (false, MarkAction()) }
+        guard changed || !hasValue else { return (false, MarkAction(), overStale) }
         hasValue = true
         version &+= 1
-        return (true, MarkAction(dependents: dependents, enqueue: enqueueIfObserved()))
+        return (true, MarkAction(dependents: dependents, enqueue: enqueueIfObserved()), overStale)
     }
+
+    /// How many sets made a stale property valid, in the process (see `set(changed:)`).
+    static let setsOverStale = Atomic<UInt64>(0)
 
     private mutating func enqueueIfObserved() -> Bool {
         guard isObserved, !isQueued else { return false }
