@@ -255,6 +255,34 @@ struct SyntheticSwitchConcurrencyTests {
         }
     }
 
+    /// Found by review: with `p` computed on one thread (it reads flag, then waits at a gate)
+    /// and `s` on another (it reads `p`, and waits for it), `p` and `s` each list the other as a
+    /// dependent (`s` is what `p` read last time). A marking told a computing property's
+    /// dependents every time it reached it, so invalidating `p` went round without end.
+    @Test("threads: marking ends around two properties computed on two threads")
+    func markingEndsAroundTwoComputations() {
+        let model = Ring()
+        #expect(model.p == 2)  // p reads s
+        model.flag = true
+        model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+        let box = UncheckedBox(model)
+        let results = model.results
+        let x = JoinableThread { results.append("p \(box.value.p)") }  // held at the gate
+        model.gate.entered.wait()
+        let p = ObjectIdentifier(model.$p)
+        let yWaits = DispatchSemaphore(value: 0)
+        let waitHook = SyntheticCycle.TestHooks.add(at: .wait) { if $0 == p { yWaits.signal() } }
+        defer { SyntheticCycle.TestHooks.remove(waitHook) }
+        let y = JoinableThread { results.append("s \(box.value.s)") }  // s reads p: waits
+        yWaits.wait()
+        model.$p.invalidate()
+        model.gate.open()
+        x.join()
+        y.join()
+        #expect(results.elements.sorted() == ["p 0", "s 0"])
+        #expect(model.s == 0)
+    }
+
     enum Reader { case p, q }
 
     /// After computing all three with base 1: base 5, then T2 computes `s`, held at the gate,
@@ -306,4 +334,19 @@ final class Switching: @unchecked Sendable {
         return (m.sReadsFlagAlways || m.base > 3) && m.flag ? m.p : m.base
     })
     var s: Int
+}
+
+/// `p` = flag ? 0 : `s` + 1, held at a gate when flag is set; `s` = flag ? `p` : base.
+final class Ring: @unchecked Sendable {
+    @ObservableVar var flag = false
+    @ObservableVar var base = 1
+    let gate = HoldingGate()
+    let results = Recording<String>()
+    @Synthetic({ (m: Ring) in
+        guard m.flag else { return m.s + 1 }
+        m.gate.pass()
+        return 0
+    })
+    var p: Int
+    @Synthetic({ (m: Ring) in m.flag ? m.p : m.base }) var s: Int
 }

@@ -79,7 +79,8 @@ struct SyntheticStateCheckTests {
         let thread = ObjectIdentifier(SyntheticStateCheckTests.Token())
         _ = state.beginRead(by: thread)
         _ = state.finishEvaluation(changed: true, marks: 0)
-        _ = state.mark(definitely: false, setsOverStale: 0)  // a synthetic source may have changed
+        // A synthetic source may have changed.
+        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
         guard case .check(let marks) = state.beginRead(by: thread) else {
             Issue.record("expected a check")
             return
@@ -101,12 +102,12 @@ struct SyntheticStateCheckTests {
         let thread = ObjectIdentifier(SyntheticStateCheckTests.Token())
         _ = state.beginRead(by: thread)
         _ = state.finishEvaluation(changed: true, marks: 0)
-        _ = state.mark(definitely: false, setsOverStale: 0)
+        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
         guard case .check(let marks) = state.beginRead(by: thread) else {
             Issue.record("expected a check")
             return
         }
-        _ = state.mark(definitely: true, setsOverStale: 0)
+        _ = state.mark(definitely: true, marking: 1, setsOverStale: 0)
         guard case .evaluate = state.finishChecking(sourceMoved: false, marks: marks) else {
             Issue.record("an invalidation during the check must lead to an evaluation")
             return
@@ -118,7 +119,7 @@ struct SyntheticStateCheckTests {
         var state = SyntheticState()
         _ = state.beginRead(by: thread)
         _ = state.finishEvaluation(changed: true, marks: 0)
-        _ = state.mark(definitely: false, setsOverStale: 0)
+        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
         guard case .check(let marks) = state.beginRead(by: thread) else { return nil }
         return (state, marks)
     }
@@ -127,31 +128,59 @@ struct SyntheticStateCheckTests {
         let thread = ObjectIdentifier(Token())
         var (state, marks) = try #require(Self.checking(by: thread))
         #expect(!state.checkWasOvertaken)
-        _ = state.mark(definitely: true, setsOverStale: 0)
+        _ = state.mark(definitely: true, marking: 1, setsOverStale: 0)
         #expect(state.checkWasOvertaken)
         _ = state.finishChecking(sourceMoved: false, marks: marks)
         #expect(!state.checkWasOvertaken)
     }
 
-    @Test func aStalePropertyTellsItsDependentsAgainAfterASetOverStale() {
+    /// A state that was computed and has a dependent.
+    private static func computedWithADependent() -> SyntheticState {
         var state = SyntheticState()
-        let thread = ObjectIdentifier(Token())
-        _ = state.beginRead(by: thread)
+        _ = state.beginRead(by: ObjectIdentifier(Token()))
         _ = state.finishEvaluation(changed: true, marks: 0)
-        let dependent = Synthetic<Token, Int>({ _ in 0 })
-        state.dependents = DependentList.adding(dependent, to: nil)
-        #expect(state.mark(definitely: true, setsOverStale: 0).dependents != nil)  // was valid
-        #expect(state.mark(definitely: true, setsOverStale: 0).dependents == nil)  // told then
-        #expect(state.mark(definitely: true, setsOverStale: 1).dependents != nil)  // a set since
-        #expect(state.mark(definitely: true, setsOverStale: 1).dependents == nil)  // told again
+        state.dependents = DependentList.adding(Synthetic<Token, Int>({ _ in 0 }), to: nil)
+        return state
     }
 
-    @Test func aSetCountsAsOverStaleUnlessThePropertyWasValid() {
-        var state = SyntheticState()
-        #expect(state.set(changed: true).overStale)  // never computed
+    @Test func aStalePropertyTellsItsDependentsAgainAfterASetOverStale() {
+        var state = Self.computedWithADependent()
+        // Was valid: tells. Told then: does not. A set since: tells. Told again: does not.
+        #expect(state.mark(definitely: true, marking: 1, setsOverStale: 0).dependents != nil)
+        #expect(state.mark(definitely: true, marking: 2, setsOverStale: 0).dependents == nil)
+        #expect(state.mark(definitely: true, marking: 3, setsOverStale: 1).dependents != nil)
+        #expect(state.mark(definitely: true, marking: 4, setsOverStale: 1).dependents == nil)
+    }
+
+    @Test func aPropertyTellsItsDependentsOncePerMarking() {
+        var state = Self.computedWithADependent()
+        #expect(state.mark(definitely: false, marking: 1, setsOverStale: 0).dependents != nil)
+        // Reached again in the same marking: neither a set since nor a computation running
+        // makes it tell again.
+        #expect(state.mark(definitely: false, marking: 1, setsOverStale: 1).dependents == nil)
+        _ = state.beginRead(by: ObjectIdentifier(Token()))  // checks: a computation running
+        #expect(state.mark(definitely: false, marking: 1, setsOverStale: 2).dependents == nil)
+        #expect(state.mark(definitely: false, marking: 2, setsOverStale: 2).dependents != nil)
+    }
+
+    @Test func aSetOverStaleSourcesIsInvalidatedByAnyChangeAbove() {
+        var state = Self.computedWithADependent()
+        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
+        #expect(state.set(changed: true).overStale)
+        _ = state.mark(definitely: false, marking: 2, setsOverStale: 1)
+        #expect(state.freshness == .invalid)
+        // A set over a valid value is not over stale sources: a change above may leave it.
+        _ = state.set(changed: true)
         #expect(!state.set(changed: true).overStale)
-        _ = state.mark(definitely: false, setsOverStale: 0)
-        #expect(state.set(changed: false).overStale)
+        _ = state.mark(definitely: false, marking: 3, setsOverStale: 1)
+        #expect(state.freshness == .mayBeStale)
+    }
+
+    @Test func aSetOfAPropertyNeverEvaluatedIsNotOverStale() {
+        var state = SyntheticState()
+        #expect(!state.set(changed: true).overStale)  // it read nothing: in no dependents list
+        _ = state.mark(definitely: true, marking: 1, setsOverStale: 0)
+        #expect(!state.set(changed: true).overStale)
     }
 
     /// What happened during an interrupted check, and what it may do.
@@ -194,8 +223,8 @@ struct SyntheticStateCheckTests {
         var (state, marks) = try #require(Self.checking(by: thread))
         switch interruption.meanwhile {
         case .nothing: break
-        case .invalidated: _ = state.mark(definitely: true, setsOverStale: 0)
-        case .markedMayBeStale: _ = state.mark(definitely: false, setsOverStale: 0)
+        case .invalidated: _ = state.mark(definitely: true, marking: 1, setsOverStale: 0)
+        case .markedMayBeStale: _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
         case .set: _ = state.set(changed: true)
         }
         let step = state.finishInterruptedCheck(

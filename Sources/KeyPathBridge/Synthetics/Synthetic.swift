@@ -536,7 +536,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             // A set stands: a value computed during a binding before it no longer counts.
             computedDuringBinding = false
             let (store, action, overStale) = state.set(changed: changed)
-            if overStale { SyntheticState.setsOverStale.add(1, ordering: .sequentiallyConsistent) }
+            if overStale { SyntheticState.setsOverStale.add(1, ordering: .releasing) }
             if store {
                 cached = value
                 // Only an update told next names the setter (see `sourceChanged`). The one it
@@ -641,14 +641,20 @@ extension Synthetic: SyntheticNode {
         core.lock.withLock { state.wasOvertaken }
     }
 
-    @usableFromInline package func sourceChanged(definitely: Bool) -> SourceChange {
+    @usableFromInline package func sourceChanged(definitely: Bool, marking: UInt64)
+        -> SourceChange
+    {
         let (action, setter) = core.lock.withLock {
             () -> (SyntheticState.MarkAction, AnyAuthor?) in
             // The value told next is no longer the one that was set. (Its setter is released
             // after the locks: it may be any object.)
             defer { self.setter = nil }
-            let sets = SyntheticState.setsOverStale.load(ordering: .sequentiallyConsistent)
-            return (state.mark(definitely: definitely, setsOverStale: sets), self.setter)
+            // A set is counted (releasing) under its property's lock once made: a marking that
+            // loads the count after that tells what the set made valid.
+            let sets = SyntheticState.setsOverStale.load(ordering: .acquiring)
+            let action = state.mark(
+                definitely: definitely, marking: marking, setsOverStale: sets)
+            return (action, self.setter)
         }
         return SourceChange(
             dependents: action.dependents, mustPropagate: action.enqueue, released: setter)

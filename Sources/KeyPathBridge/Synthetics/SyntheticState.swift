@@ -31,6 +31,12 @@ struct SyntheticState {
     /// Whether a thread checks the property, rather than computing it, if one does.
     /// Beside the other small fields: the state's size is a multiple of 8 bytes.
     @usableFromInline var isChecking = false
+    /// Whether an evaluation ever began (only then can the property be among a source's
+    /// dependents).
+    var wasEverEvaluated = false
+    /// Whether the value was set while what the property read may have been stale (see
+    /// `set(changed:)`), and nothing marked the property since.
+    var isSetOverStale = false
     /// Bumped each time the cached value changes.
     @usableFromInline var version: UInt64 = 0
     /// Bumped by every invalidation and set: an evaluation that saw it move while it ran does
@@ -48,6 +54,8 @@ struct SyntheticState {
     var hasTold = false
     /// `SyntheticState.setsOverStale` when the dependents were last told of a change.
     var toldAtSetsOverStale: UInt64 = 0
+    /// The marking that last told the dependents (see `mark`).
+    var toldInMarking: UInt64 = 0
 
     @usableFromInline init() {}
 
@@ -86,6 +94,7 @@ struct SyntheticState {
             return .check(marks: marks)
         case .invalid:
             computingThread = thread
+            wasEverEvaluated = true
             startMarks = marks
             return .evaluate(marks: marks)
         }
@@ -158,6 +167,7 @@ struct SyntheticState {
             return false
         }
         freshness = .valid
+        isSetOverStale = false
         guard changed || !hasValue else { return false }
         hasValue = true
         version &+= 1
@@ -179,24 +189,29 @@ struct SyntheticState {
         var enqueue = false
     }
 
-    /// A change upstream: `definitely` for a direct source (or a manual invalidation), else
-    /// it may be stale. `setsOverStale` is `SyntheticState.setsOverStale` now.
-    mutating func mark(definitely: Bool, setsOverStale: UInt64) -> MarkAction {
+    /// A change upstream, in the marking `marking` (see `Dependent.sourceChanged`): `definitely`
+    /// for a direct source (or a manual invalidation), else it may be stale (invalid if its value
+    /// was set over stale sources). `setsOverStale` is `SyntheticState.setsOverStale` now.
+    mutating func mark(definitely: Bool, marking: UInt64, setsOverStale: UInt64) -> MarkAction {
         marks &+= 1
         let wasValid = freshness == .valid
-        if definitely {
+        if definitely || (wasValid && isSetOverStale) {
             freshness = .invalid
         } else if wasValid {
             freshness = .mayBeStale
         }
+        isSetOverStale = false
         var action = MarkAction()
         // If the property was stale already, its dependents were told then, unless a
         // computation is running, which may hand its value to a dependent that read it meanwhile,
-        // or a set made a property valid since, which may be one of them. (Once per such set: a
-        // marking that reaches the property again stops here, also where what properties read
-        // last forms a circle, which a set value standing in for a computation allows.)
-        if wasValid || computingThread != nil || toldAtSetsOverStale != setsOverStale {
+        // or a set made a property valid since, which may be one of them. Once per marking: one
+        // that reaches the property again (where what properties read last forms a circle,
+        // which switched dependencies and sets allow) stops here.
+        if toldInMarking != marking,
+            wasValid || computingThread != nil || toldAtSetsOverStale != setsOverStale
+        {
             action.dependents = dependents
+            toldInMarking = marking
             toldAtSetsOverStale = setsOverStale
         }
         action.enqueue = enqueueIfObserved()
@@ -205,24 +220,28 @@ struct SyntheticState {
 
     /// Stores a value set from outside (a hybrid property), which differs from the cached one
     /// if `changed`: valid until the next invalidation. Returns whether to store it, what to
-    /// tell, and whether the property was stale or being computed (then the caller counts the
-    /// set in `SyntheticState.setsOverStale`).
+    /// tell, and whether it was set over stale sources (then the caller counts the set in
+    /// `SyntheticState.setsOverStale`).
     ///
     /// A stale property's dependents are stale too, so that a further change of what it read
     /// need not reach them (they were told when it became stale), except where a set made one
-    /// valid: a property that may have read stale properties. Each stale property tells its
-    /// dependents again at its next marking after such a set (see `mark`).
+    /// valid, set over stale sources: a property that was stale or computing, and read what may
+    /// be stale. Each stale property tells its dependents again at its next marking after such
+    /// a set (see `mark`), and the set value lasts until the next change above it, even one
+    /// that leaves the sources' values as they were (the property is then invalid, not only
+    /// possibly stale: the versions it read last say nothing about the value set).
     mutating func set(changed: Bool) -> (store: Bool, action: MarkAction, overStale: Bool) {
-        let overStale = freshness != .valid || computingThread != nil
+        let overStale = freshness != .valid && wasEverEvaluated
         marks &+= 1
         freshness = .valid
+        isSetOverStale = overStale
         guard changed || !hasValue else { return (false, MarkAction(), overStale) }
         hasValue = true
         version &+= 1
         return (true, MarkAction(dependents: dependents, enqueue: enqueueIfObserved()), overStale)
     }
 
-    /// How many sets made a stale property valid, in the process (see `set(changed:)`).
+    /// How many sets were made over stale sources, in the process (see `set(changed:)`).
     static let setsOverStale = Atomic<UInt64>(0)
 
     private mutating func enqueueIfObserved() -> Bool {

@@ -30,7 +30,12 @@ package protocol Dependent: PropagationWork {
     /// ``DependencyTracking/markWhileLocked(_:)``): it must run no user code. The references in
     /// the result are retained once for the marking, which hands them on or releases them (call
     /// it only through ``DependencyTracking``).
-    func sourceChanged(definitely: Bool) -> SourceChange
+    ///
+    /// `marking` identifies the marking (one change's, from its source down): unique in the
+    /// process, the same for every dependent it reaches. A dependent tells its own dependents at
+    /// most once per marking, so that marking ends where what properties read last forms a
+    /// circle.
+    func sourceChanged(definitely: Bool, marking: UInt64) -> SourceChange
 }
 
 /// What a dependent that was marked asks of the marking. Its references are retained once, for
@@ -253,6 +258,8 @@ package enum DependencyTracking {
     package static func markWhileLocked(_ dependents: DependentList) -> ObjectIdentifier {
         ThreadContext.withThisThread { context in
             context.markedFrom = context.queued.count
+            let outer = context.beginMarking()
+            defer { context.endMarking(outer) }
             mark(dependents, definitely: true, in: context, keepingAlive: true)
             return ObjectIdentifier(context)
         }
@@ -300,6 +307,8 @@ package enum DependencyTracking {
     @usableFromInline
     package static func mark(_ dependents: DependentList, definitely: Bool) {
         ThreadContext.withThisThread { context in
+            let outer = context.beginMarking()
+            defer { context.endMarking(outer) }
             mark(dependents, definitely: definitely, in: context, keepingAlive: false)
         }
     }
@@ -329,7 +338,9 @@ package enum DependencyTracking {
     @usableFromInline
     package static func markDependent(_ dependent: some Dependent, definitely: Bool) {
         ThreadContext.withThisThread { context in
-            let change = dependent.sourceChanged(definitely: definitely)
+            let outer = context.beginMarking()
+            defer { context.endMarking(outer) }
+            let change = dependent.sourceChanged(definitely: definitely, marking: context.marking)
             if change.mustPropagate { context.queued.append(dependent) }
             handOn(change, in: context, keepingAlive: false)
         }
@@ -364,7 +375,7 @@ extension Dependent {
         _ object: Unmanaged<AnyObject>, definitely: Bool, in context: ThreadContext
     ) -> SourceChange {
         unsafeBitCast(object, to: Unmanaged<Self>.self)._withUnsafeGuaranteedRef { dependent in
-            let change = dependent.sourceChanged(definitely: definitely)
+            let change = dependent.sourceChanged(definitely: definitely, marking: context.marking)
             if change.mustPropagate { context.queued.append(dependent) }
             return change
         }
@@ -458,6 +469,41 @@ final class ThreadContext {
     @exclusivity(unchecked) var keptAlive = RetainedObjects()
     /// Where the work queued by the last `markWhileLocked` starts.
     @exclusivity(unchecked) var markedFrom = 0
+    /// The marking running on the thread (see `Dependent.sourceChanged(definitely:marking:)`),
+    /// 0 if none.
+    @exclusivity(unchecked) var marking: UInt64 = 0
+    /// The next marking's identity, and how many of the block it is in are left.
+    @exclusivity(unchecked) private var nextMarking: UInt64 = 0
+    @exclusivity(unchecked) private var markingsLeft: UInt64 = 0
+    /// How many blocks of identities for markings the threads took, in the process.
+    private static let markingBlocks = Atomic<UInt64>(0)
+    private static let markingBlockSize: UInt64 = 1_024
+
+    /// Starts a marking (with an identity no other has, taken from this thread's block),
+    /// until `endMarking(_:)`, to which it returns what to pass. (A marking runs nothing that
+    /// could start another, but one that did would have an identity of its own.)
+    @inline(__always)
+    func beginMarking() -> UInt64 {
+        if _slowPath(markingsLeft == 0) { takeMarkingBlock() }
+        markingsLeft -= 1
+        let outer = marking
+        marking = nextMarking
+        nextMarking += 1
+        return outer
+    }
+
+    /// Ends what `beginMarking()` began, which returned `outer`.
+    @inline(__always)
+    func endMarking(_ outer: UInt64) {
+        marking = outer
+    }
+
+    private func takeMarkingBlock() {
+        let block = Self.markingBlocks.wrappingAdd(1, ordering: .relaxed).oldValue
+        // Identities start at 1: 0 is no marking.
+        nextMarking = block &* Self.markingBlockSize &+ 1
+        markingsLeft = Self.markingBlockSize
+    }
 
     /// The thread-local storage key, plus one (0 until it is made): only for its destructor,
     /// which releases the context when its thread ends. The context itself is looked up in a C
