@@ -283,6 +283,29 @@ struct SyntheticSwitchConcurrencyTests {
         #expect(model.s == 0)
     }
 
+    /// Found by the adversarial round: one thread checks `p` and computes `s` for the check;
+    /// another turns flag meanwhile, and `s` reads `p`. The check was overtaken, so `p` is
+    /// computed inside it (flag is true: `p` no longer reads `s`), not taken for a cycle.
+    @Test("threads: a switch during a check, made by another thread, computes inside the check")
+    func switchByAnotherThreadDuringACheck() {
+        let model = Switching()
+        #expect(model.p == 2)
+        model.base = 5  // s invalid, p may be stale
+        model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+        let box = UncheckedBox(model)
+        let results = model.results
+        let t1 = JoinableThread { results.append("p \(box.value.p)") }
+        model.gate.entered.wait()  // T1 checks p and computes s, held before s reads anything
+        model.flag = true  // overtakes p's check; s reads flag, and p, once base is above 3
+        model.gate.open()
+        t1.join()
+        #expect(results.elements == ["p 0"])
+        #expect(model.$p.isValid)
+        #expect(model.$p.evaluationCount == 2)
+        #expect(model.p == 0)
+        #expect(model.s == 0)
+    }
+
     enum Reader { case p, q }
 
     /// After computing all three with base 1: base 5, then T2 computes `s`, held at the gate,

@@ -183,6 +183,32 @@ struct SyntheticStateCheckTests {
         #expect(!state.set(changed: true).overStale)
     }
 
+    @Test func aReadInsideTheThreadsOwnCheckIsACycleUnlessTheCheckWasOvertaken() throws {
+        let thread = ObjectIdentifier(Token())
+        var (state, checkStart) = try #require(Self.checking(by: thread))
+        guard case .cycle = state.beginRead(by: thread) else {
+            Issue.record("a read inside the thread's own check that was not overtaken is a cycle")
+            return
+        }
+        _ = state.mark(definitely: true, marking: 2, setsOverStale: 0)
+        guard case .evaluate(let marks) = state.beginRead(by: thread) else {
+            Issue.record("an overtaken check lets the property be computed inside it")
+            return
+        }
+        let stored = state.finishEvaluation(changed: true, marks: marks)
+        #expect(stored)
+        #expect(state.computingThread == thread)  // the check goes on
+        guard case .valid = state.beginRead(by: thread) else {
+            Issue.record("computed inside the check: valid")
+            return
+        }
+        guard case .valid = state.finishChecking(sourceMoved: true, marks: checkStart) else {
+            Issue.record("the check finds the property valid")
+            return
+        }
+        #expect(state.computingThread == nil)
+    }
+
     /// What happened during an interrupted check, and what it may do.
     struct Interruption: Sendable, CustomTestStringConvertible {
         enum Meanwhile: Sendable { case nothing, invalidated, markedMayBeStale, set }

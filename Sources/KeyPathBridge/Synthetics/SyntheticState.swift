@@ -82,7 +82,15 @@ struct SyntheticState {
     @usableFromInline
     mutating func beginRead(by thread: ObjectIdentifier) -> ReadStep {
         if let computingThread {
-            return computingThread == thread ? .cycle : .wait(computingThread)
+            guard computingThread == thread else { return .wait(computingThread) }
+            // This thread computes or checks the property: a cycle, unless it checks it and the
+            // check was overtaken (its dependencies may have switched meanwhile, so that what
+            // the check refreshes now reads the property). The check then decides nothing, and
+            // the property is read as if it ran none: a value set meanwhile, or one computed
+            // now, inside the check (which then finds the property valid).
+            guard checkWasOvertaken else { return .cycle }
+            if freshness == .valid { return .valid(version) }
+            return .evaluate(marks: marks)
         }
         switch freshness {
         case .valid:
@@ -159,7 +167,9 @@ struct SyntheticState {
     /// the value it computed, and the next read computes again).
     @usableFromInline
     mutating func finishEvaluation(changed: Bool, marks startMarks: UInt64) -> Bool {
-        computingThread = nil
+        // An evaluation inside this thread's overtaken check of the property (see `beginRead`)
+        // leaves the check running.
+        if !isChecking { computingThread = nil }
         guard marks == startMarks else {
             // The sources' versions now are those this dropped evaluation saw: a later check
             // would find none moved. Compute again instead (unless a set made it valid).
@@ -177,8 +187,8 @@ struct SyntheticState {
     /// Gives up computing (the owner died): the next read tries again.
     @usableFromInline
     mutating func abandonEvaluation() {
-        computingThread = nil
-        isChecking = false
+        // Inside this thread's overtaken check (see `beginRead`): the check goes on.
+        if !isChecking { computingThread = nil }
     }
 
     /// What an invalidation asks of the property.
