@@ -306,6 +306,28 @@ struct SyntheticSwitchConcurrencyTests {
         #expect(model.s == 0)
     }
 
+    /// A property computed inside its own overtaken check that reads itself is a cycle, not
+    /// a computation inside that computation.
+    @Test("threads: computed inside its overtaken check, a property that reads itself is a cycle")
+    func selfReadInsideAnOvertakenCheckIsACycle() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let model = Switching()
+            model.selfReading = true
+            #expect(model.p == 2)
+            model.base = 5
+            model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+            let box = UncheckedBox(model)
+            let t1 = JoinableThread { _ = box.value.p }
+            model.gate.entered.wait()
+            model.flag = true  // p now reads p
+            model.gate.open()
+            t1.join()
+        }.map { result in
+            let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(text.contains("synthetic property cycle: Switching.p → Switching.p"), "\(text)")
+        }
+    }
+
     enum Reader { case p, q }
 
     /// After computing all three with base 1: base 5, then T2 computes `s`, held at the gate,
@@ -350,7 +372,11 @@ final class Switching: @unchecked Sendable {
     let results = Recording<String>()
     nonisolated(unsafe) var readThroughQ = false
     nonisolated(unsafe) var sReadsFlagAlways = false
-    @Synthetic({ (m: Switching) in m.flag ? 0 : (m.readThroughQ ? m.q : m.s) + 1 }) var p: Int
+    nonisolated(unsafe) var selfReading = false
+    @Synthetic({ (m: Switching) in
+        m.flag ? (m.selfReading ? m.p : 0) : (m.readThroughQ ? m.q : m.s) + 1
+    })
+    var p: Int
     @Synthetic({ (m: Switching) in m.s + 1 }) var q: Int
     @Synthetic({ (m: Switching) in
         m.gate.pass()

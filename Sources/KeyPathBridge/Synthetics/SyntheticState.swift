@@ -37,6 +37,8 @@ struct SyntheticState {
     /// Whether the value was set while what the property read may have been stale (see
     /// `set(changed:)`), and nothing marked the property since.
     var isSetOverStale = false
+    /// Whether the thread checking the property computes it inside the check (see `beginRead`).
+    var isEvaluatingInsideCheck = false
     /// Bumped each time the cached value changes.
     @usableFromInline var version: UInt64 = 0
     /// Bumped by every invalidation and set: an evaluation that saw it move while it ran does
@@ -88,8 +90,10 @@ struct SyntheticState {
             // the check refreshes now reads the property). The check then decides nothing, and
             // the property is read as if it ran none: a value set meanwhile, or one computed
             // now, inside the check (which then finds the property valid).
-            guard checkWasOvertaken else { return .cycle }
+            // (Once: a read inside that computation is a cycle.)
+            guard checkWasOvertaken, !isEvaluatingInsideCheck else { return .cycle }
             if freshness == .valid { return .valid(version) }
+            isEvaluatingInsideCheck = true
             return .evaluate(marks: marks)
         }
         switch freshness {
@@ -170,6 +174,7 @@ struct SyntheticState {
         // An evaluation inside this thread's overtaken check of the property (see `beginRead`)
         // leaves the check running.
         if !isChecking { computingThread = nil }
+        isEvaluatingInsideCheck = false
         guard marks == startMarks else {
             // The sources' versions now are those this dropped evaluation saw: a later check
             // would find none moved. Compute again instead (unless a set made it valid).
@@ -189,6 +194,7 @@ struct SyntheticState {
     mutating func abandonEvaluation() {
         // Inside this thread's overtaken check (see `beginRead`): the check goes on.
         if !isChecking { computingThread = nil }
+        isEvaluatingInsideCheck = false
     }
 
     /// What an invalidation asks of the property.
