@@ -418,7 +418,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                 }
                 step = core.lock.withLock { state.beginRead(by: thread) }
             case .check(let marks):
-                // This thread checks: nothing changes the frame meanwhile.
+                // This thread checks: no other thread changes the frame meanwhile (this one may,
+                // computing the property inside an overtaken check; see `beginRead`).
                 let found = frame.checkSources(on: thread)
                 let outerCheckOvertaken =
                     found == .interrupted && forCheck

@@ -28,7 +28,8 @@ struct SyntheticState {
     @usableFromInline var freshness = Freshness.invalid
     /// Whether there is a cached value (valid or not).
     var hasValue = false
-    /// Whether a thread checks the property, rather than computing it, if one does.
+    /// Whether a thread checks the property, rather than computing it, if one does (it may then
+    /// also compute it inside the check: see `beginRead`).
     /// Beside the other small fields: the state's size is a multiple of 8 bytes.
     @usableFromInline var isChecking = false
     /// Whether an evaluation ever began (only then can the property be among a source's
@@ -66,7 +67,8 @@ struct SyntheticState {
     enum ReadStep {
         /// Use the cached value, whose version this is.
         case valid(UInt64)
-        /// This thread is already computing the property: a cycle.
+        /// This thread is already computing or checking the property (and the check was not
+        /// overtaken, or it computes it inside the check already): a cycle.
         case cycle
         /// Another thread is computing it: wait for that thread, then read again.
         case wait(ObjectIdentifier)

@@ -87,8 +87,9 @@ package final class EvaluationFrame {
     /// module.)
     @usableFromInline
     package func checkSources(on thread: ObjectIdentifier) -> SourceCheck {
-        // A copy: refreshing a source runs other properties' evaluations (never this one's,
-        // which would be a cycle).
+        // A copy: refreshing a source runs other properties' evaluations, and this one's too
+        // when the check was overtaken and a source reads the property (see the synthetic
+        // property's state), which rewrites `links`.
         let links = links
         // Not a closure around the loop: refreshing recurses through here down a chain of
         // properties, and a call frame more per level cost W13-deep 8% (returns mispredicted
