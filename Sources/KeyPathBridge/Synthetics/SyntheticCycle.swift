@@ -86,9 +86,8 @@ enum SyntheticCycle {
     ) -> Bool {
         let me = DependencyTracking.thisThread
         let progress = ThreadProgress.ofThisThread
-        let checks =
-            mayGiveUp ? progress.innermostChecks.compactMap { $0 as? any SyntheticNode } : []
-        let waiting = Waiting(node: node, progress: progress, checks: checks)
+        let waiting = Waiting(
+            node: node, progress: progress, checks: mayGiveUp ? innermostChecks : [])
         lock.withLock { waits[me] = waiting }
         TestHooks.tell(.wait, node)
         defer { _ = lock.withLock { waits.removeValue(forKey: me) } }
@@ -119,9 +118,13 @@ enum SyntheticCycle {
     /// `wait(for:computedBy:mayGiveUp:)`).
     @usableFromInline
     static func anInnermostCheckWasOvertaken() -> Bool {
-        ThreadProgress.ofThisThread.innermostChecks.contains {
-            ($0 as? any SyntheticNode)?.checkWasOvertaken ?? false
-        }
+        innermostChecks.contains { $0.checkWasOvertaken }
+    }
+
+    /// The properties this thread checks inside its innermost evaluation, innermost first (see
+    /// `ThreadProgress.innermostChecks`).
+    private static var innermostChecks: [any SyntheticNode] {
+        ThreadProgress.ofThisThread.innermostChecks.compactMap { $0 as? any SyntheticNode }
     }
 
     /// A thread in a chain of waits, and the property it waits for.
@@ -168,14 +171,13 @@ enum SyntheticCycle {
         computedBy computing: ObjectIdentifier, through chain: [Link]
     ) -> (names: [String], overtaken: [String])? {
         lock.withLock { () -> (names: [String], overtaken: [String])? in
-            guard !reported, let mine = waits[me], mine.node === node,
+            // A thread that will stop waiting breaks the circle.
+            guard !reported, let mine = waits[me], mine.node === node, !mine.willGiveUp,
                 node.computingThread == computing
             else { return nil }
             var expected = computing
             var members: [any SyntheticNode] = []
             var from = node
-            // A thread that will stop waiting breaks the circle.
-            guard !mine.willGiveUp else { return nil }
             for link in chain {
                 guard link.thread == expected, let waiting = waits[link.thread],
                     waiting.node === link.node, !waiting.willGiveUp,
