@@ -411,16 +411,32 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                     return cached!
                 }
             case .cycle:
-                SyntheticCycle.report(closingAt: self)
-            case .wait(let other):
-                if SyntheticCycle.wait(for: self, computedBy: other, mayGiveUp: forCheck) {
-                    return nil
+                // Unless the circle may be one of dependencies that switched: then the value
+                // the property had, for an evaluation that will not be stored.
+                guard SyntheticCycle.leave(closingAt: self) else {
+                    SyntheticCycle.report(closingAt: self)
                 }
-                step = core.lock.withLock { state.beginRead(by: thread) }
+                return lastValue(version: &version)
+            case .wait(let other):
+                switch SyntheticCycle.wait(for: self, computedBy: other, mayGiveUp: forCheck) {
+                case .finished:
+                    step = core.lock.withLock { state.beginRead(by: thread) }
+                case .gaveUp:
+                    return nil
+                case .leftCircle:
+                    return lastValue(version: &version)
+                }
             case .check(let marks):
                 // This thread checks: no other thread changes the frame meanwhile (this one may,
                 // computing the property inside an overtaken check; see `beginRead`).
-                let found = frame.checkSources(on: thread)
+                var found = frame.checkSources(on: thread)
+                if _slowPath(frame.isTainted) {
+                    // What the check refreshed read a value that may be stale: it decides
+                    // nothing, and the property is computed.
+                    frame.isTainted = false
+                    frame.mustRetry = false
+                    if found == .unchanged { found = .moved }
+                }
                 let outerCheckOvertaken =
                     found == .interrupted && forCheck
                     && SyntheticCycle.anInnermostCheckWasOvertaken()
@@ -441,19 +457,36 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                 }
                 if let checked { return checked }
             case .evaluate(let marks):
-                return evaluate(readThrough: reader, marks: marks, on: thread, version: &version)
+                var retry = false
+                let value = evaluate(
+                    readThrough: reader, marks: marks, on: thread, version: &version,
+                    retry: &retry)
+                guard _slowPath(retry) else { return value }
+                step = core.lock.withLock { state.beginRead(by: thread) }
             case .leftUndone:
                 return nil
             }
         }
     }
 
+    /// The cached value, valid or not, and its version (there is one: see
+    /// `SyntheticCycle.leave(closingAt:)` and `SyntheticCycle.wait(for:computedBy:mayGiveUp:)`).
+    @usableFromInline
+    func lastValue(version: inout UInt64) -> Value {
+        core.lock.withLock {
+            version = state.version
+            return cached!
+        }
+    }
+
     /// Computes the value (from `reader`, the owner, if given; else from the owner it refers to
-    /// without keeping it alive) and stores it unless it was invalidated meanwhile.
+    /// without keeping it alive) and stores it unless it was invalidated meanwhile, or it read a
+    /// value that may be stale to leave a circle of reads (see `ThreadProgress.taint(from:)`):
+    /// then `retry` is true if it is to be computed again at once.
     @inlinable
     func evaluate(
         readThrough reader: Owner?, marks: UInt64, on thread: ObjectIdentifier,
-        version: inout UInt64
+        version: inout UInt64, retry: inout Bool
     ) -> Value {
         var owner: Owner? = nil
         if reader == nil {
@@ -469,6 +502,10 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         // Stop depending on what is no longer read while still computing: no other evaluation
         // of this property can subscribe to it meanwhile (and lose that to this late removal).
         for link in frame.finish() { link.source.removeDependent(ObjectIdentifier(self)) }
+        if _slowPath(frame.isTainted) {
+            retry = finishTaintedEvaluation(version: &version)
+            return value
+        }
         let rule = changeRule
         core.lock.withLock {
             if _slowPath(binding != nil), state.marks == marks,
@@ -485,6 +522,22 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             version = state.version
         }
         return value
+    }
+
+    /// After an evaluation that read a value that may be stale, to leave a circle of reads
+    /// (see `ThreadProgress.taint(from:)`): stores nothing, and queues the property if it is
+    /// observed and not computed again at once. Returns whether it is.
+    @usableFromInline
+    func finishTaintedEvaluation(version: inout UInt64) -> Bool {
+        let retry = frame.mustRetry
+        frame.isTainted = false
+        frame.mustRetry = false
+        let mustQueue = core.lock.withLock { () -> Bool in
+            version = state.version
+            return state.finishTaintedEvaluation(retrying: retry)
+        }
+        if mustQueue { DependencyTracking.enqueue(self) }
+        return retry
     }
 
     /// The owner is gone: the last value, if there is one.
@@ -640,6 +693,10 @@ extension Synthetic: SyntheticNode {
 
     @usableFromInline var wasOvertaken: Bool {
         core.lock.withLock { state.wasOvertaken }
+    }
+
+    @usableFromInline var hasValue: Bool {
+        core.lock.withLock { state.hasValue }
     }
 
     @usableFromInline package func sourceChanged(definitely: Bool, marking: UInt64)

@@ -19,6 +19,25 @@ enum SyntheticCycle {
             + "it, directly or through other synthetic properties."
     }
 
+    /// Leaves the circle of reads that closes at `node` on this thread (this thread computes or
+    /// checks it, and reads it again), if the circle may be one of dependencies that switched:
+    /// `node` has a value, and one of the circle's properties was overtaken (see
+    /// `SyntheticState.wasOvertaken`). A variable the thread read before another thread changed
+    /// it, in an evaluation further out, may have sent it where it read the variable after the
+    /// change, which no single state of the program does. The thread then reads `node`'s last
+    /// value, and what it computes and checks from `node` in decides nothing: `node` is
+    /// computed again (see `ThreadProgress.taint(from:)`). Returns false if the circle is a
+    /// cycle.
+    @usableFromInline
+    static func leave(closingAt node: any SyntheticNode) -> Bool {
+        let progress = ThreadProgress.ofThisThread
+        guard progress.mayLeaveCircle, node.hasValue,
+            members(of: progress.dependents, from: node).contains(where: \.wasOvertaken)
+        else { return false }
+        progress.taint(from: node)
+        return true
+    }
+
     /// Stops the process with the cycle that closes at `node` on this thread.
     @usableFromInline
     static func report(closingAt node: any SyntheticNode) -> Never {
@@ -49,12 +68,14 @@ enum SyntheticCycle {
 
     // MARK: Waiting for another thread
 
-    /// A waiting thread: the property it waits for, what it computes, and the checks that may
-    /// make it stop waiting (none of which can change while it waits).
+    /// A waiting thread: the property it waits for, what it computes, the checks that may
+    /// make it stop waiting (none of which can change while it waits), and whether it may leave
+    /// a circle of waits (see `ThreadProgress.mayLeaveCircle`).
     private struct Waiting {
         let node: any SyntheticNode
         let progress: ThreadProgress
         let checks: [any SyntheticNode]
+        let mayLeaveCircle: Bool
 
         /// Whether the thread stops waiting (at its next look), because one of its checks was
         /// overtaken.
@@ -68,9 +89,27 @@ enum SyntheticCycle {
     nonisolated(unsafe) private static var reported = false
     private static let lock = Lock()
 
+    /// How a wait for another thread's evaluation ended.
+    @usableFromInline
+    enum WaitEnd {
+        /// The other thread no longer computes the property.
+        case finished
+        /// The thread stopped waiting: a check open on it was overtaken (see
+        /// `wait(for:computedBy:mayGiveUp:)`).
+        case gaveUp
+        /// The thread left a circle of waits: it takes the property's last value (see
+        /// `wait(for:computedBy:mayGiveUp:)`).
+        case leftCircle
+    }
+
     /// Waits until `node`, which `other` is computing, is no longer computed by it. If `other`
     /// waits (through other threads) for a property this thread is computing, that is a cycle
-    /// spread over threads, reported instead of waiting forever.
+    /// spread over threads, reported instead of waiting forever, unless the circle may be one
+    /// of dependencies that switched: a property of the circle was overtaken (see
+    /// `SyntheticState.wasOvertaken`). Then one thread that computes or checks an overtaken
+    /// one, and waits for a property that has a value, leaves the circle (`leftCircle`): it
+    /// takes that value, and what it computes and checks in the circle decides nothing (see
+    /// `ThreadProgress.taint(from:)`); the others wait on.
     ///
     /// If `mayGiveUp` (`node` is refreshed for a check of a property that read it), stops
     /// waiting, and returns true, once a check open on this thread inside its innermost
@@ -83,11 +122,12 @@ enum SyntheticCycle {
     @usableFromInline
     static func wait(
         for node: any SyntheticNode, computedBy other: ObjectIdentifier, mayGiveUp: Bool
-    ) -> Bool {
+    ) -> WaitEnd {
         let me = DependencyTracking.thisThread
         let progress = ThreadProgress.ofThisThread
         let waiting = Waiting(
-            node: node, progress: progress, checks: mayGiveUp ? innermostChecks : [])
+            node: node, progress: progress, checks: mayGiveUp ? innermostChecks : [],
+            mayLeaveCircle: progress.mayLeaveCircle)
         lock.withLock { waits[me] = waiting }
         TestHooks.tell(.wait, node)
         defer { _ = lock.withLock { waits.removeValue(forKey: me) } }
@@ -95,13 +135,19 @@ enum SyntheticCycle {
         var pause: UInt32 = 1
         while let computing = node.computingThread, computing != me {
             TestHooks.tell(.check, node)
-            if waiting.willGiveUp { return true }
+            if waiting.willGiveUp { return .gaveUp }
             if let chain = chainOfWaits(from: computing, to: me),
-                let cycle = cycle(me, waitingFor: node, computedBy: computing, through: chain)
+                let circle = circle(me, waitingFor: node, computedBy: computing, through: chain)
             {
-                fatalError(
-                    message(cycle: cycle.names) + " (The cycle spans threads.)"
-                        + switchedDependencies(overtaken: cycle.overtaken))
+                switch circle {
+                case .leave(let outermost):
+                    progress.taint(from: outermost)
+                    return .leftCircle
+                case .cycle(let names, let overtaken):
+                    fatalError(
+                        message(cycle: names) + " (The cycle spans threads.)"
+                            + switchedDependencies(overtaken: overtaken))
+                }
             }
             attempts += 1
             if attempts < 64 {
@@ -111,7 +157,7 @@ enum SyntheticCycle {
                 pause = min(pause * 2, 1_000)
             }
         }
-        return false
+        return .finished
     }
 
     /// Whether a check open on this thread inside its innermost evaluation was overtaken (see
@@ -150,11 +196,20 @@ enum SyntheticCycle {
         return nil
     }
 
+    /// A circle of waits, as `me` finds it.
+    private enum Circle {
+        /// `me` leaves it (see `wait(for:computedBy:mayGiveUp:)`), tainting what it computes
+        /// and checks from `outermost` in.
+        case leave(outermost: any SyntheticNode)
+        /// A cycle: the names of its properties, and of those of them that were overtaken.
+        case cycle(names: [String], overtaken: [String])
+    }
+
     /// If `me`, waiting for `node`, which `computing` computes, and the threads of `chain` wait
     /// for each other in a circle now, and none of them will stop waiting (see
-    /// `wait(for:computedBy:mayGiveUp:)`): the names of the cycle's properties, and of those
-    /// of them that were overtaken (see `SyntheticState.wasOvertaken`), unless another thread of
-    /// it reported it. Every link is read again in one critical section of `lock`.
+    /// `wait(for:computedBy:mayGiveUp:)`): whether `me` leaves it, or else, if no other
+    /// thread of it will, the cycle, unless another thread of it reported it. Every link is read
+    /// again in one critical section of `lock`.
     ///
     /// That is a snapshot. While `lock` is held no thread starts or stops waiting (both take
     /// it), and a thread that waits computes nothing new and finishes nothing, so what each
@@ -166,11 +221,11 @@ enum SyntheticCycle {
     ///
     /// The names follow the circle: from `node`, through each thread's properties from the one
     /// the previous thread waits for (which it computes), to `node` again.
-    private static func cycle(
+    private static func circle(
         _ me: ObjectIdentifier, waitingFor node: any SyntheticNode,
         computedBy computing: ObjectIdentifier, through chain: [Link]
-    ) -> (names: [String], overtaken: [String])? {
-        lock.withLock { () -> (names: [String], overtaken: [String])? in
+    ) -> Circle? {
+        lock.withLock { () -> Circle? in
             // A thread that will stop waiting breaks the circle.
             guard !reported, let mine = waits[me], mine.node === node, !mine.willGiveUp,
                 node.computingThread == computing
@@ -178,20 +233,34 @@ enum SyntheticCycle {
             var expected = computing
             var members: [any SyntheticNode] = []
             var from = node
+            // Whether a thread of the circle other than `me` leaves it.
+            var anotherLeaves = false
             for link in chain {
                 guard link.thread == expected, let waiting = waits[link.thread],
                     waiting.node === link.node, !waiting.willGiveUp,
                     let next = link.node.computingThread
                 else { return nil }
-                members += Self.members(of: waiting.progress.dependents, from: from)
+                let its = Self.members(of: waiting.progress.dependents, from: from)
+                anotherLeaves = anotherLeaves || leaves(waiting, computing: its)
+                members += its
                 from = link.node
                 expected = next
             }
             guard expected == me else { return nil }
+            let mineInCircle = Self.members(of: mine.progress.dependents, from: from)
+            if leaves(mine, computing: mineInCircle) { return .leave(outermost: mineInCircle[0]) }
+            // That thread leaves it when it next looks.
+            if anotherLeaves { return nil }
             reported = true
-            members += Self.members(of: mine.progress.dependents, from: from)
+            members += mineInCircle
             let overtaken = members.filter(\.wasOvertaken).map(\.nodeName)
-            return ((members + [node]).map(\.nodeName), overtaken)
+            return .cycle(names: (members + [node]).map(\.nodeName), overtaken: overtaken)
         }
+    }
+
+    /// Whether a thread of a circle of waits, `waiting`, which computes or checks `members` of
+    /// it, leaves it (see `wait(for:computedBy:mayGiveUp:)`).
+    private static func leaves(_ waiting: Waiting, computing members: [any SyntheticNode]) -> Bool {
+        waiting.mayLeaveCircle && waiting.node.hasValue && members.contains(where: \.wasOvertaken)
     }
 }

@@ -14,4 +14,6 @@ protocol SyntheticNode: AnyObject, Dependent, DependencySource, PropagationWork 
     /// Whether a thread checks or computes the property, and it was invalidated or set since
     /// that began (see `SyntheticState.wasOvertaken`).
     var wasOvertaken: Bool { get }
+    /// Whether there is a cached value (valid or not).
+    var hasValue: Bool { get }
 }

@@ -191,6 +191,19 @@ struct SyntheticState {
         return true
     }
 
+    /// After an evaluation that got the last value of a property being computed, to leave a
+    /// circle of reads (see `ThreadProgress.taint(from:)`): its value is not stored, and the
+    /// property is computed again, by the same reader at once if `retrying`, else at the next
+    /// read (unless a set made it valid meanwhile). Returns whether to queue the property for
+    /// propagation: it is observed, so it must not wait for a read.
+    mutating func finishTaintedEvaluation(retrying: Bool) -> Bool {
+        if !isChecking { computingThread = nil }
+        isEvaluatingInsideCheck = false
+        guard freshness != .valid else { return false }
+        freshness = .invalid
+        return !retrying && enqueueIfObserved()
+    }
+
     /// Gives up computing (the owner died): the next read tries again.
     @usableFromInline
     mutating func abandonEvaluation() {

@@ -206,7 +206,9 @@ package enum DependencyTracking {
     package static func endRefresh(on thread: ObjectIdentifier) {
         let mustPropagate = ThreadContext.with(thread) { context in
             context.refreshes -= 1
-            return context.refreshes == 0 && !context.queued.isEmpty
+            guard context.refreshes == 0 else { return false }
+            context.leftCircles = 0
+            return !context.queued.isEmpty
         }
         if mustPropagate { propagateQueuedWork() }
     }
@@ -464,6 +466,9 @@ final class ThreadContext {
     @exclusivity(unchecked) var isPropagating = false
     /// Computed values being brought up to date on this thread (see `beginRefresh()`).
     @exclusivity(unchecked) var refreshes = 0
+    /// How many circles of reads the thread left since its outermost refresh began (see
+    /// `ThreadProgress.taint(from:)`).
+    @exclusivity(unchecked) var leftCircles = 0
     /// What marking under a source's lock loaded, released after unlocking (see
     /// `markWhileLocked`).
     @exclusivity(unchecked) var keptAlive = RetainedObjects()

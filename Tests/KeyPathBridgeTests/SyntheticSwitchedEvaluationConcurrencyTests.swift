@@ -1,0 +1,200 @@
+import Dispatch
+import HeraldTestSupport
+import Synchronization
+import Testing
+
+@testable import KeyPathBridge
+
+/// Dependencies that switch while a property is *computed* (not only checked): a circle of reads
+/// that no single state of the program has, because the computation that closes it read a
+/// variable before another thread changed it. The computation is overtaken (it will not be
+/// stored), so the circle is left by reading the last value of the property it waits for, and
+/// computing the overtaken property again. (`Switching` and `HoldingGate` are in
+/// SyntheticCycleConcurrencyTests and SyntheticConcurrencyTests.)
+@Suite(
+    "Synthetic properties: dependencies that switch during an evaluation (concurrency)", .serialized
+)
+struct SyntheticSwitchedEvaluationConcurrencyTests {
+    /// T1 computes `p` (flag is false: it reads `s`) and waits for `s`, which T2 computes; flag
+    /// turns true, and T2's `s` reads `p`. T1's evaluation of `p` was overtaken: it reads the
+    /// value `s` had, and computes `p` again (flag is true: 0, without `s`).
+    @Test("threads: a circle of waits through an overtaken evaluation computes it again")
+    func circleThroughOvertakenEvaluationComputesAgain() {
+        let model = Self.computedOnce()
+        let box = UncheckedBox(model)
+        let results = model.results
+        model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+        let t2 = JoinableThread { results.append("s \(box.value.s)") }  // held at the gate
+        model.gate.entered.wait()
+        let s = ObjectIdentifier(model.$s)
+        let t1Waits = DispatchSemaphore(value: 0)
+        let waitHook = SyntheticCycle.TestHooks.add(at: .wait) { if $0 == s { t1Waits.signal() } }
+        let t1 = JoinableThread { results.append("p \(box.value.p)") }  // computes p, waits for s
+        t1Waits.wait()
+        SyntheticCycle.TestHooks.remove(waitHook)
+        model.flag = true  // overtakes T1's evaluation of p
+        model.gate.open()  // T2's s reads flag, then p: each thread waits for the other
+        t1.join()
+        t2.join()
+        #expect(results.elements.sorted() == ["p 0", "s 0"])
+        #expect(model.$p.isValid)
+        #expect(model.$s.isValid)
+        // p: once at first, once overtaken (with the value s had), once again.
+        #expect(model.$p.evaluationCount == 3)
+        #expect(model.$s.evaluationCount == 2)
+        #expect(model.p == 0)
+        #expect(model.s == 0)
+    }
+
+    /// One thread: T1 computes `p` (flag is false: it reads `s`) and `s` inside it; another
+    /// thread turns flag before `s` reads it, so `s` reads `p`, which T1 is computing. `s` gets
+    /// the value `p` had; neither that `s` nor that `p` is stored, and `p` is computed again.
+    @Test("threads: nested evaluations that read a variable before and after a change are no cycle")
+    func nestedEvaluationsAcrossAChangeAreNoCycle() {
+        let model = Self.computedOnce()
+        let box = UncheckedBox(model)
+        let results = model.results
+        model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+        let t1 = JoinableThread { results.append("p \(box.value.p)") }
+        model.gate.entered.wait()  // T1 computes p, and s inside it, held at the gate
+        model.flag = true
+        model.gate.open()
+        t1.join()
+        #expect(results.elements == ["p 0"])
+        #expect(model.$p.isValid)
+        // The evaluation of s inside the overtaken one of p read p's last value (2): not stored.
+        #expect(!model.$s.isValid)
+        #expect(model.$p.evaluationCount == 3)
+        #expect(model.$s.evaluationCount == 2)
+        #expect(model.s == 0)
+        #expect(model.$s.evaluationCount == 3)
+    }
+
+    /// The same circle when `s` is observed and computed at once by T2, and flag is turned by
+    /// T3, which then waits for `s` too (to tell its observers): `s` and `p` may each be
+    /// computed with the other's last value, but neither such value is stored or told. The
+    /// observers hear of the value `s` ends with, once.
+    @Test("threads: an observed property in a circle through an overtaken evaluation is told once")
+    func observedPropertyInACircleIsToldOnce() {
+        let model = Switching()
+        let updates = Recording<Update<Int>>()
+        let observer = TestObserver()
+        observer.observe(model.$s) { updates.append($0) }
+        #expect(model.p == 2)
+        model.base = 5  // s is computed at once (observed): 5, and it reads flag now
+        model.$p.invalidate()
+        let box = UncheckedBox(model)
+        let s = ObjectIdentifier(model.$s)
+        let waits = DispatchSemaphore(value: 0)
+        let waitHook = SyntheticCycle.TestHooks.add(at: .wait) { if $0 == s { waits.signal() } }
+        defer { SyntheticCycle.TestHooks.remove(waitHook) }
+        model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+        let t2 = JoinableThread { box.value.$s.invalidate() }  // computes s, held at the gate
+        model.gate.entered.wait()
+        let t1 = JoinableThread { _ = box.value.p }  // computes p (flag false): waits for s
+        waits.wait()
+        let t3 = JoinableThread { box.value.flag = true }  // marks p and s, then waits for s
+        waits.wait()
+        model.gate.open()
+        t1.join()
+        t2.join()
+        t3.join()
+        #expect(model.s == 0)
+        #expect(model.p == 0)
+        #expect(updates.elements.map(\.new) == [5, 0])
+        withExtendedLifetime(observer) {}
+    }
+
+    /// A property whose function changes a variable it read, and then reads itself through
+    /// another, is overtaken on every evaluation: the circle is left a bounded number of times,
+    /// then reported as the cycle it is.
+    @Test("a cycle through a function that overtakes itself is reported, not retried forever")
+    func selfOvertakingCycleIsReported() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let model = SelfOvertaking()
+            model.p = 5  // a value (hybrid), to read while p is computed
+            model.$p.invalidate()
+            _ = model.p
+        }.map { result in
+            let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(
+                text.contains(
+                    "synthetic property cycle: SelfOvertaking.p → SelfOvertaking.s → "
+                        + "SelfOvertaking.p"),
+                "\(text)")
+        }
+    }
+
+    /// `Switching` with `p` = `s` + 1 = 2 and `s` = base = 1 computed, then base 5 (`s` invalid)
+    /// and `p` invalidated: the next read of `p` computes it, and `s` if no other thread does.
+    static func computedOnce() -> Switching {
+        let model = Switching()
+        #expect(model.p == 2)
+        model.base = 5
+        model.$p.invalidate()
+        return model
+    }
+}
+
+@Suite("Synthetic state: evaluations that read a value computed meanwhile")
+struct SyntheticStateTaintTests {
+    final class Token {}
+
+    @Test func aTaintedEvaluationIsNotStored() {
+        var state = SyntheticState()
+        let thread = ObjectIdentifier(Token())
+        _ = state.beginRead(by: thread)
+        let queued = state.finishTaintedEvaluation(retrying: false)
+        #expect(!queued)
+        #expect(state.freshness == .invalid)
+        #expect(!state.hasValue)
+        #expect(state.computingThread == nil)
+        guard case .evaluate = state.beginRead(by: thread) else {
+            Issue.record("a tainted evaluation must leave the property to compute")
+            return
+        }
+    }
+
+    @Test func aSetDuringATaintedEvaluationStands() {
+        var state = SyntheticState()
+        let thread = ObjectIdentifier(Token())
+        _ = state.beginRead(by: thread)
+        _ = state.set(changed: true)
+        let version = state.version
+        _ = state.finishTaintedEvaluation(retrying: true)
+        guard case .valid(let now) = state.beginRead(by: thread) else {
+            Issue.record("the set value must stand")
+            return
+        }
+        #expect(now == version)
+    }
+
+    @Test func anObservedTaintedPropertyIsQueuedUnlessItIsComputedAgain() {
+        var state = SyntheticState()
+        let thread = ObjectIdentifier(Token())
+        _ = state.setObserved(true)
+        _ = state.beginRead(by: thread)
+        let queuedWhenRetrying = state.finishTaintedEvaluation(retrying: true)
+        #expect(!queuedWhenRetrying)
+        _ = state.beginRead(by: thread)
+        let queued = state.finishTaintedEvaluation(retrying: false)
+        #expect(queued)
+        #expect(state.isQueued)
+        _ = state.beginRead(by: thread)
+        // Queued already.
+        let queuedAgain = state.finishTaintedEvaluation(retrying: false)
+        #expect(!queuedAgain)
+    }
+}
+
+/// `p` = (count += 1; `s`), `s` = `p`: `p` overtakes itself (it changes what it read) on every
+/// evaluation, and is a cycle.
+final class SelfOvertaking: @unchecked Sendable {
+    @ObservableVar var count = 0
+    @Synthetic({ (m: SelfOvertaking) in
+        m.count += 1
+        return m.s
+    })
+    var p: Int
+    @Synthetic({ (m: SelfOvertaking) in m.p }) var s: Int
+}
