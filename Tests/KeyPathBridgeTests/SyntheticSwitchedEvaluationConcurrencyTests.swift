@@ -136,7 +136,7 @@ struct SyntheticSwitchedEvaluationConcurrencyTests {
     }
 }
 
-@Suite("Synthetic state: evaluations that read a value computed meanwhile")
+@Suite("Synthetic state: evaluations and checks that read a value that may be stale")
 struct SyntheticStateTaintTests {
     final class Token {}
 
@@ -144,24 +144,43 @@ struct SyntheticStateTaintTests {
         var state = SyntheticState()
         let thread = ObjectIdentifier(Token())
         _ = state.beginRead(by: thread)
-        let queued = state.finishTaintedEvaluation(retrying: false)
-        #expect(!queued)
+        state.taint(retry: false)
+        let (retry, queue) = state.finishTaintedEvaluation()
+        #expect(!retry)
+        #expect(!queue)
         #expect(state.freshness == .invalid)
         #expect(!state.hasValue)
         #expect(state.computingThread == nil)
+        #expect(!state.isTainted)
         guard case .evaluate = state.beginRead(by: thread) else {
             Issue.record("a tainted evaluation must leave the property to compute")
             return
         }
     }
 
+    @Test func theOutermostTaintedEvaluationIsRetried() {
+        var state = SyntheticState()
+        let thread = ObjectIdentifier(Token())
+        _ = state.beginRead(by: thread)
+        state.taint(retry: true)
+        // Tainted again, further in (the property is in the circle twice).
+        state.taint(retry: false)
+        let (retry, _) = state.finishTaintedEvaluation()
+        #expect(retry)
+        _ = state.beginRead(by: thread)
+        let changed = state.finishEvaluation(changed: true, marks: state.marks)
+        #expect(changed)
+        #expect(state.freshness == .valid)
+    }
+
     @Test func aSetDuringATaintedEvaluationStands() {
         var state = SyntheticState()
         let thread = ObjectIdentifier(Token())
         _ = state.beginRead(by: thread)
+        state.taint(retry: true)
         _ = state.set(changed: true)
         let version = state.version
-        _ = state.finishTaintedEvaluation(retrying: true)
+        _ = state.finishTaintedEvaluation()
         guard case .valid(let now) = state.beginRead(by: thread) else {
             Issue.record("the set value must stand")
             return
@@ -174,16 +193,62 @@ struct SyntheticStateTaintTests {
         let thread = ObjectIdentifier(Token())
         _ = state.setObserved(true)
         _ = state.beginRead(by: thread)
-        let queuedWhenRetrying = state.finishTaintedEvaluation(retrying: true)
-        #expect(!queuedWhenRetrying)
+        state.taint(retry: true)
+        let whenRetrying = state.finishTaintedEvaluation()
+        #expect(!whenRetrying.queue)
         _ = state.beginRead(by: thread)
-        let queued = state.finishTaintedEvaluation(retrying: false)
-        #expect(queued)
+        state.taint(retry: false)
+        let once = state.finishTaintedEvaluation()
+        #expect(once.queue)
         #expect(state.isQueued)
         _ = state.beginRead(by: thread)
+        state.taint(retry: false)
         // Queued already.
-        let queuedAgain = state.finishTaintedEvaluation(retrying: false)
-        #expect(!queuedAgain)
+        let again = state.finishTaintedEvaluation()
+        #expect(!again.queue)
+    }
+
+    @Test func aTaintedCheckComputes() {
+        var state = SyntheticState()
+        let thread = ObjectIdentifier(Token())
+        _ = state.beginRead(by: thread)
+        _ = state.finishEvaluation(changed: true, marks: 0)
+        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
+        guard case .check(let marks) = state.beginRead(by: thread) else {
+            Issue.record("expected a check")
+            return
+        }
+        state.taint(retry: true)
+        guard case .evaluate = state.finishChecking(sourceMoved: false, marks: marks) else {
+            Issue.record("a tainted check must compute")
+            return
+        }
+        #expect(!state.isTainted)
+        let changed = state.finishEvaluation(changed: false, marks: marks)
+        #expect(!changed)
+        #expect(state.freshness == .valid)
+    }
+
+    @Test func aTaintedCheckLeftUndoneForgetsTheTaint() {
+        var state = SyntheticState()
+        let thread = ObjectIdentifier(Token())
+        _ = state.beginRead(by: thread)
+        _ = state.finishEvaluation(changed: true, marks: 0)
+        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
+        guard case .check(let marks) = state.beginRead(by: thread) else {
+            Issue.record("expected a check")
+            return
+        }
+        state.taint(retry: false)
+        guard
+            case .leftUndone = state.finishInterruptedCheck(
+                marks: marks, mayLeaveUndone: true, outerCheckOvertaken: false)
+        else {
+            Issue.record("expected the check left undone")
+            return
+        }
+        #expect(!state.isTainted)
+        #expect(state.freshness == .mayBeStale)
     }
 }
 

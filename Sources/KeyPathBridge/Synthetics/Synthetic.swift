@@ -429,14 +429,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             case .check(let marks):
                 // This thread checks: no other thread changes the frame meanwhile (this one may,
                 // computing the property inside an overtaken check; see `beginRead`).
-                var found = frame.checkSources(on: thread)
-                if _slowPath(frame.isTainted) {
-                    // What the check refreshed read a value that may be stale: it decides
-                    // nothing, and the property is computed.
-                    frame.isTainted = false
-                    frame.mustRetry = false
-                    if found == .unchanged { found = .moved }
-                }
+                let found = frame.checkSources(on: thread)
                 let outerCheckOvertaken =
                     found == .interrupted && forCheck
                     && SyntheticCycle.anInnermostCheckWasOvertaken()
@@ -481,7 +474,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
 
     /// Computes the value (from `reader`, the owner, if given; else from the owner it refers to
     /// without keeping it alive) and stores it unless it was invalidated meanwhile, or it read a
-    /// value that may be stale to leave a circle of reads (see `ThreadProgress.taint(from:)`):
+    /// value that may be stale to leave a circle of reads (see `SyntheticState.taint(retry:)`):
     /// then `retry` is true if it is to be computed again at once.
     @inlinable
     func evaluate(
@@ -502,12 +495,13 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         // Stop depending on what is no longer read while still computing: no other evaluation
         // of this property can subscribe to it meanwhile (and lose that to this late removal).
         for link in frame.finish() { link.source.removeDependent(ObjectIdentifier(self)) }
-        if _slowPath(frame.isTainted) {
-            retry = finishTaintedEvaluation(version: &version)
-            return value
-        }
         let rule = changeRule
-        core.lock.withLock {
+        let tainted = core.lock.withLock { () -> (retry: Bool, queue: Bool)? in
+            if _slowPath(state.isTainted) {
+                // It read a value that may be stale, to leave a circle of reads: not stored.
+                version = state.version
+                return state.finishTaintedEvaluation()
+            }
             if _slowPath(binding != nil), state.marks == marks,
                 binding != thread || pathsLeftToObserve > 0
             {
@@ -520,24 +514,19 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                 cached = value
             }
             version = state.version
+            return nil
+        }
+        if _slowPath(tainted != nil) {
+            retry = tainted.unsafelyUnwrapped.retry
+            if tainted.unsafelyUnwrapped.queue { queueForPropagation() }
         }
         return value
     }
 
-    /// After an evaluation that read a value that may be stale, to leave a circle of reads
-    /// (see `ThreadProgress.taint(from:)`): stores nothing, and queues the property if it is
-    /// observed and not computed again at once. Returns whether it is.
+    /// Queues the property for the end of this thread's outermost propagation.
     @usableFromInline
-    func finishTaintedEvaluation(version: inout UInt64) -> Bool {
-        let retry = frame.mustRetry
-        frame.isTainted = false
-        frame.mustRetry = false
-        let mustQueue = core.lock.withLock { () -> Bool in
-            version = state.version
-            return state.finishTaintedEvaluation(retrying: retry)
-        }
-        if mustQueue { DependencyTracking.enqueue(self) }
-        return retry
+    func queueForPropagation() {
+        DependencyTracking.enqueue(self)
     }
 
     /// The owner is gone: the last value, if there is one.
@@ -697,6 +686,10 @@ extension Synthetic: SyntheticNode {
 
     @usableFromInline var hasValue: Bool {
         core.lock.withLock { state.hasValue }
+    }
+
+    @usableFromInline func taint(retry: Bool) {
+        core.lock.withLock { state.taint(retry: retry) }
     }
 
     @usableFromInline package func sourceChanged(definitely: Bool, marking: UInt64)

@@ -26,16 +26,24 @@ enum SyntheticCycle {
     /// it, in an evaluation further out, may have sent it where it read the variable after the
     /// change, which no single state of the program does. The thread then reads `node`'s last
     /// value, and what it computes and checks from `node` in decides nothing: `node` is
-    /// computed again (see `ThreadProgress.taint(from:)`). Returns false if the circle is a
+    /// computed again (see `SyntheticState.taint(retry:)`). Returns false if the circle is a
     /// cycle.
     @usableFromInline
     static func leave(closingAt node: any SyntheticNode) -> Bool {
         let progress = ThreadProgress.ofThisThread
-        guard progress.mayLeaveCircle, node.hasValue,
-            members(of: progress.dependents, from: node).contains(where: \.wasOvertaken)
-        else { return false }
-        progress.taint(from: node)
+        guard progress.mayLeaveCircle, node.hasValue else { return false }
+        let circle = members(of: progress.dependents, from: node)
+        guard circle.contains(where: \.wasOvertaken) else { return false }
+        taint(circle, on: progress)
         return true
+    }
+
+    /// Taints what this thread computes and checks in a circle it leaves, `members` (outermost
+    /// first, the first computed again at once; see `SyntheticState.taint(retry:)`), and counts
+    /// the circle (see `ThreadProgress.mayLeaveCircle`).
+    private static func taint(_ members: [any SyntheticNode], on progress: ThreadProgress) {
+        progress.countCircleLeft()
+        for (index, member) in members.enumerated() { member.taint(retry: index == 0) }
     }
 
     /// Stops the process with the cycle that closes at `node` on this thread.
@@ -109,7 +117,7 @@ enum SyntheticCycle {
     /// `SyntheticState.wasOvertaken`). Then one thread that computes or checks an overtaken
     /// one, and waits for a property that has a value, leaves the circle (`leftCircle`): it
     /// takes that value, and what it computes and checks in the circle decides nothing (see
-    /// `ThreadProgress.taint(from:)`); the others wait on.
+    /// `SyntheticState.taint(retry:)`); the others wait on.
     ///
     /// If `mayGiveUp` (`node` is refreshed for a check of a property that read it), stops
     /// waiting, and returns true, once a check open on this thread inside its innermost
@@ -140,8 +148,8 @@ enum SyntheticCycle {
                 let circle = circle(me, waitingFor: node, computedBy: computing, through: chain)
             {
                 switch circle {
-                case .leave(let outermost):
-                    progress.taint(from: outermost)
+                case .leave(let members):
+                    taint(members, on: progress)
                     return .leftCircle
                 case .cycle(let names, let overtaken):
                     fatalError(
@@ -199,8 +207,8 @@ enum SyntheticCycle {
     /// A circle of waits, as `me` finds it.
     private enum Circle {
         /// `me` leaves it (see `wait(for:computedBy:mayGiveUp:)`), tainting what it computes
-        /// and checks from `outermost` in.
-        case leave(outermost: any SyntheticNode)
+        /// and checks in it, `members` (outermost first).
+        case leave(members: [any SyntheticNode])
         /// A cycle: the names of its properties, and of those of them that were overtaken.
         case cycle(names: [String], overtaken: [String])
     }
@@ -248,7 +256,7 @@ enum SyntheticCycle {
             }
             guard expected == me else { return nil }
             let mineInCircle = Self.members(of: mine.progress.dependents, from: from)
-            if leaves(mine, computing: mineInCircle) { return .leave(outermost: mineInCircle[0]) }
+            if leaves(mine, computing: mineInCircle) { return .leave(members: mineInCircle) }
             // That thread leaves it when it next looks.
             if anotherLeaves { return nil }
             reported = true

@@ -16,4 +16,6 @@ protocol SyntheticNode: AnyObject, Dependent, DependencySource, PropagationWork 
     var wasOvertaken: Bool { get }
     /// Whether there is a cached value (valid or not).
     var hasValue: Bool { get }
+    /// Taints the evaluation or check the calling thread runs (see `SyntheticState.taint(retry:)`).
+    func taint(retry: Bool)
 }

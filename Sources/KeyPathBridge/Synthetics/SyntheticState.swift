@@ -40,6 +40,11 @@ struct SyntheticState {
     var isSetOverStale = false
     /// Whether the thread checking the property computes it inside the check (see `beginRead`).
     var isEvaluatingInsideCheck = false
+    /// Whether the evaluation or check running got, directly or through what it read, a value
+    /// that may be stale, to leave a circle of reads (see `taint(retry:)`).
+    @usableFromInline var isTainted = false
+    /// Whether the tainted evaluation running is to be run again at once (see `taint(retry:)`).
+    var mustRetry = false
     /// Bumped each time the cached value changes.
     @usableFromInline var version: UInt64 = 0
     /// Bumped by every invalidation and set: an evaluation that saw it move while it ran does
@@ -119,6 +124,10 @@ struct SyntheticState {
     @usableFromInline
     mutating func finishChecking(sourceMoved: Bool, marks checkStart: UInt64) -> ReadStep {
         isChecking = false
+        // A tainted check decides nothing: the property is computed.
+        let sourceMoved = sourceMoved || isTainted
+        isTainted = false
+        mustRetry = false
         if !sourceMoved && marks == checkStart && freshness == .mayBeStale {
             freshness = .valid
             computingThread = nil
@@ -161,6 +170,8 @@ struct SyntheticState {
     ) -> ReadStep {
         if mayLeaveUndone && (outerCheckOvertaken || marks == checkStart) {
             isChecking = false
+            isTainted = false
+            mustRetry = false
             computingThread = nil
             return .leftUndone
         }
@@ -191,17 +202,31 @@ struct SyntheticState {
         return true
     }
 
-    /// After an evaluation that got the last value of a property being computed, to leave a
-    /// circle of reads (see `ThreadProgress.taint(from:)`): its value is not stored, and the
-    /// property is computed again, by the same reader at once if `retrying`, else at the next
-    /// read (unless a set made it valid meanwhile). Returns whether to queue the property for
-    /// propagation: it is observed, so it must not wait for a read.
-    mutating func finishTaintedEvaluation(retrying: Bool) -> Bool {
+    /// The thread computing or checking the property (the caller) left a circle of reads that
+    /// passes through it, reading a value that may be stale (see
+    /// `SyntheticCycle.wait(for:computedBy:mayGiveUp:)`): what the running evaluation or check
+    /// finds decides nothing (see `finishTaintedEvaluation()` and `finishChecking`). `retry` if
+    /// the property is the circle's outermost on the thread: then it is computed again at once.
+    mutating func taint(retry: Bool) {
+        isTainted = true
+        mustRetry = mustRetry || retry
+    }
+
+    /// After a tainted evaluation (see `taint(retry:)`): its value is not stored, and the
+    /// property is computed again, by the same reader at once if it must retry, else at the next
+    /// read (unless a set made it valid meanwhile). Returns whether the reader computes it again
+    /// (`retry`), and whether to queue the property for propagation (`queue`): it is observed,
+    /// so it must not wait for a read.
+    @usableFromInline
+    mutating func finishTaintedEvaluation() -> (retry: Bool, queue: Bool) {
+        let retry = mustRetry
+        isTainted = false
+        mustRetry = false
         if !isChecking { computingThread = nil }
         isEvaluatingInsideCheck = false
-        guard freshness != .valid else { return false }
+        guard freshness != .valid else { return (retry, false) }
         freshness = .invalid
-        return !retrying && enqueueIfObserved()
+        return (retry, !retry && enqueueIfObserved())
     }
 
     /// Gives up computing (the owner died): the next read tries again.

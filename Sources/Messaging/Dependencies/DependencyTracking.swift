@@ -467,7 +467,7 @@ final class ThreadContext {
     /// Computed values being brought up to date on this thread (see `beginRefresh()`).
     @exclusivity(unchecked) var refreshes = 0
     /// How many circles of reads the thread left since its outermost refresh began (see
-    /// `ThreadProgress.taint(from:)`).
+    /// `ThreadProgress.mayLeaveCircle`).
     @exclusivity(unchecked) var leftCircles = 0
     /// What marking under a source's lock loaded, released after unlocking (see
     /// `markWhileLocked`).

@@ -64,15 +64,6 @@ package final class EvaluationFrame {
     @exclusivity(unchecked) private var lastRecorded = -1
     /// The identity of the source recorded last: a read of it again records nothing.
     @exclusivity(unchecked) private var lastIdentity: ObjectIdentifier?
-    /// Whether the evaluation or check open in this frame got, directly or through what it
-    /// read, the last value of a property whose evaluation was overtaken, to leave a circle of
-    /// reads that switched dependencies formed (see ``ThreadProgress/taint(from:)``): its
-    /// result decides nothing (an evaluation's is not stored; a check finds a source moved).
-    /// Set and cleared by the thread computing or checking the property.
-    @usableFromInline @exclusivity(unchecked) package var isTainted = false
-    /// Whether the tainted evaluation open in this frame is the outermost of the circle on its
-    /// thread: its property is computed again at once.
-    @usableFromInline @exclusivity(unchecked) package var mustRetry = false
 
     /// What a check of the sources found.
     @usableFromInline

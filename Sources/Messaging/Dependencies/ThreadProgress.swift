@@ -41,7 +41,8 @@ package struct ThreadProgress {
         }
     }
 
-    /// How many circles of reads a thread may leave (see ``taint(from:)``) before its outermost
+    /// How many circles of reads a thread may leave (where dependencies switched while it
+    /// computed, it reads a value that may be stale, and computes again) before its outermost
     /// refresh ends: a function that changes what it read overtakes its own evaluation every
     /// time, and a cycle through it would otherwise be left and computed again forever.
     package static let circlesAllowed = 100
@@ -52,27 +53,10 @@ package struct ThreadProgress {
         context._withUnsafeGuaranteedRef { $0.leftCircles < Self.circlesAllowed }
     }
 
-    /// Leaves a circle of reads that closed at `outermost`, which the thread computes or checks:
-    /// the thread reads the last value of a property that is being computed (on this thread or
-    /// another), though it may be stale, because an evaluation in the circle was overtaken, so
-    /// that the circle may be one of dependencies that switched meanwhile, which no single
-    /// state of the program has. What the thread computes or checks from `outermost` in is then
-    /// tainted (see ``EvaluationFrame/isTainted``); `outermost`, if it is computed, is computed
-    /// again at once. Only on the thread itself.
-    package func taint(from outermost: any Dependent) {
-        context._withUnsafeGuaranteedRef { context in
-            context.leftCircles += 1
-            let sections = context.hidden + [.init(top: context.top, checking: context.checking)]
-            let frames = sections.flatMap(Self.inOrder).map { $0.takeUnretainedValue() }
-            // The thread computes or checks `outermost`, so it is among the frames; were it
-            // not, every frame would decide nothing.
-            let found = frames.lastIndex { $0.dependent.map { $0 === outermost } ?? false }
-            assert(found != nil, "Herald: a circle was left at a property the thread is not at")
-            let start = found ?? 0
-            guard start < frames.count else { return }
-            for frame in frames[start...] { frame.isTainted = true }
-            frames[start].mustRetry = true
-        }
+    /// Counts a circle of reads the thread leaves (see ``mayLeaveCircle``). Only on the thread
+    /// itself.
+    package func countCircleLeft() {
+        context._withUnsafeGuaranteedRef { $0.leftCircles += 1 }
     }
 
     /// The frames evaluated and checked in `section`, outermost first. Checks and evaluations
