@@ -125,6 +125,69 @@ struct SyntheticSwitchedEvaluationConcurrencyTests {
         }
     }
 
+    /// A switch through a synthetic property that T3 sets (`q`, a hybrid): the threads' circle
+    /// is found while T3 has stored the value but not yet marked `p`, which read it. Nothing in
+    /// the circle is overtaken yet, but a marking is in flight: the threads wait for it, and then
+    /// T1 leaves the circle.
+    @Test(
+        "threads: a circle through a set seen before its marking waits for the marking",
+        arguments: [false, true])
+    func circleThroughASetInFlight(oneThread: Bool) {
+        let model = SetSwitching()
+        #expect(model.p == 2)
+        model.base = 5
+        model.$p.invalidate()
+        let box = UncheckedBox(model)
+        let results = model.results
+        let (p, q, s) = (ObjectIdentifier(model.$p), ObjectIdentifier(model.$q), model.$s)
+        let waits = DispatchSemaphore(value: 0)
+        let waitHook = SyntheticCycle.TestHooks.add(at: .wait) {
+            if $0 == ObjectIdentifier(s) { waits.signal() }
+        }
+        defer { SyntheticCycle.TestHooks.remove(waitHook) }
+        let marking = DispatchSemaphore(value: 0)
+        let mayMark = DispatchSemaphore(value: 0)
+        let markingHook = SyntheticCycle.TestHooks.add(at: .marking) {
+            if $0 == q {
+                marking.signal()
+                mayMark.wait()
+            }
+        }
+        defer { SyntheticCycle.TestHooks.remove(markingHook) }
+        let looks = Atomic<Int>(0)
+        let lookedTwice = DispatchSemaphore(value: 0)
+        let checkHook = SyntheticCycle.TestHooks.add(at: .check) {
+            if $0 == p, looks.add(1, ordering: .sequentiallyConsistent).newValue == 2 {
+                lookedTwice.signal()
+            }
+        }
+        defer { SyntheticCycle.TestHooks.remove(checkHook) }
+        model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+        var t2: JoinableThread? = nil
+        let t1: JoinableThread
+        if oneThread {
+            // T1 computes p, and s inside it, held at the gate.
+            t1 = JoinableThread { results.append("p \(box.value.p)") }
+            model.gate.entered.wait()
+        } else {
+            t2 = JoinableThread { results.append("s \(box.value.s)") }  // held at the gate
+            model.gate.entered.wait()
+            t1 = JoinableThread { results.append("p \(box.value.p)") }  // waits for s
+            waits.wait()
+        }
+        let t3 = JoinableThread { box.value.q = true }
+        marking.wait()  // q is true, p not yet marked
+        model.gate.open()  // s reads q, then p: a circle
+        lookedTwice.wait()  // the first look found a circle, and did not report it
+        mayMark.signal()
+        t1.join()
+        t2?.join()
+        t3.join()
+        #expect(results.elements.sorted() == (oneThread ? ["p 0"] : ["p 0", "s 0"]))
+        #expect(model.p == 0)
+        #expect(model.s == 0)
+    }
+
     /// `Switching` with `p` = `s` + 1 = 2 and `s` = base = 1 computed, then base 5 (`s` invalid)
     /// and `p` invalidated: the next read of `p` computes it, and `s` if no other thread does.
     static func computedOnce() -> Switching {
@@ -262,4 +325,19 @@ final class SelfOvertaking: @unchecked Sendable {
     })
     var p: Int
     @Synthetic({ (m: SelfOvertaking) in m.p }) var s: Int
+}
+
+/// `p` = `q` ? 0 : `s` + 1, `s` = base > 3 && `q` ? `p` : base, where `q` is set by hand (a
+/// hybrid) and `s` can be held at a gate before it reads anything.
+final class SetSwitching: @unchecked Sendable {
+    @ObservableVar var base = 1
+    let gate = HoldingGate()
+    let results = Recording<String>()
+    @Synthetic({ (_: SetSwitching) in false }) var q: Bool
+    @Synthetic({ (m: SetSwitching) in m.q ? 0 : m.s + 1 }) var p: Int
+    @Synthetic({ (m: SetSwitching) in
+        m.gate.pass()
+        return m.base > 3 && m.q ? m.p : m.base
+    })
+    var s: Int
 }

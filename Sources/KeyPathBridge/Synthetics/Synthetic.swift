@@ -560,9 +560,12 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     }
 
     /// Invalidates the value and what depends on it, and queues what is observed, running
-    /// nothing.
+    /// nothing. (Counted among the markings in flight: see `SyntheticCycle.markingsInFlight`.)
     func markInvalid() {
-        DependencyTracking.markDependent(self, definitely: true)
+        SyntheticCycle.beginMarkingAfterChange()
+        SyntheticCycle.markAfterChange(of: self) {
+            DependencyTracking.markDependent(self, definitely: true)
+        }
     }
 
     /// Stores `value` as the valid value without calling the function (a hybrid property), until
@@ -580,6 +583,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             computedDuringBinding = false
             let (store, action, overStale) = state.set(changed: changed)
             if overStale { SyntheticState.setsOverStale.add(1, ordering: .releasing) }
+            // Before the value is seen (see `SyntheticCycle.markingsInFlight`).
+            if action.dependents != nil { SyntheticCycle.beginMarkingAfterChange() }
             if store {
                 cached = value
                 // Only an update told next names the setter (see `sourceChanged`). The one it
@@ -592,7 +597,9 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         _ = consume replaced
         if action.enqueue { DependencyTracking.enqueue(self) }
         if let dependents = action.dependents {
-            DependencyTracking.mark(dependents, definitely: false)
+            SyntheticCycle.markAfterChange(of: self) {
+                DependencyTracking.mark(dependents, definitely: false)
+            }
         }
         DependencyTracking.propagateQueuedWork()
     }

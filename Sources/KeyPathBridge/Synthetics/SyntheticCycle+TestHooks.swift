@@ -3,18 +3,22 @@ import Transforms
 
 extension SyntheticCycle {
     /// Hooks that tests add to wait for threads at points of `SyntheticCycle.wait(for:computedBy:)`
-    /// (as gates). Several tests may run at once, each with its own hooks, which look only at
+    /// and of sets and invalidations (as gates). Several tests may run at once, each with its own hooks, which look only at
     /// their own properties. For tests only.
     enum TestHooks {
         /// Where a hook is told, with the property's identity.
         enum Point {
             /// A thread starts waiting for another thread's evaluation of the property.
             case wait
-            /// A waiting thread is about to look for a cycle.
+            /// A waiting thread is about to look for a cycle (or a thread that closed a circle of
+            /// reads on itself is about to look whether it was overtaken).
             case check
             /// A thread looking for a cycle has read who computes the property, which a thread
             /// of the chain waits for.
             case link
+            /// A thread that set or invalidated the property is about to mark what depends on
+            /// it.
+            case marking
         }
 
         /// The hooks, by number (guarded by `lock`; in no particular order).

@@ -1,3 +1,4 @@
+import Synchronization
 import Transforms
 
 #if canImport(Darwin)
@@ -28,14 +29,81 @@ enum SyntheticCycle {
     /// value, and what it computes and checks from `node` in decides nothing: `node` is
     /// computed again (see `SyntheticState.taint(retry:)`). Returns false if the circle is a
     /// cycle.
+    ///
+    /// While another thread that set or invalidated a synthetic property marks what depends on
+    /// it (see `markingsInFlight`), the circle may be one that the marking is about to show
+    /// overtaken: the thread waits for such markings to end before it decides (for a while:
+    /// see `pauseBeforeReporting(_:)`).
     @usableFromInline
     static func leave(closingAt node: any SyntheticNode) -> Bool {
         let progress = ThreadProgress.ofThisThread
         guard progress.mayLeaveCircle, node.hasValue else { return false }
         let circle = members(of: progress.dependents, from: node)
-        guard circle.contains(where: \.wasOvertaken) else { return false }
+        var pauses = Pauses()
+        while true {
+            TestHooks.tell(.check, node)
+            // Loaded first: a marking that ended before is seen in the properties' states.
+            let inFlight = markingsInFlight.load(ordering: .sequentiallyConsistent) != 0
+            if circle.contains(where: \.wasOvertaken) { break }
+            guard inFlight, pauses.pause() else { return false }
+        }
         taint(circle, on: progress)
         return true
+    }
+
+    /// How many sets and invalidations of synthetic properties are marking what depends on
+    /// them, in the process. A set stores its value, and an invalidation marks its property,
+    /// under the property's lock, and they mark its dependents after unlocking (under it, two
+    /// properties on a circle of what they read last would wait for each other's locks):
+    /// meanwhile, a thread may read the new value, or compute the property anew, before what
+    /// depends on it is marked. A circle of reads that this closes looks like a cycle, though
+    /// the marking will show that it passes through an overtaken evaluation.
+    static let markingsInFlight = Atomic<Int>(0)
+
+    /// Runs `marking`, a set's or an invalidation's marking of what depends on `node`, counted in
+    /// `markingsInFlight`, which the caller increased before unlocking the property.
+    @usableFromInline
+    static func markAfterChange(of node: any SyntheticNode, _ marking: () -> Void) {
+        TestHooks.tell(.marking, node)
+        marking()
+        markingsInFlight.subtract(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Counts a set's or an invalidation's marking in `markingsInFlight` (see
+    /// `markAfterChange(of:_:)`): called before the change is visible to other threads.
+    @usableFromInline
+    static func beginMarkingAfterChange() {
+        markingsInFlight.add(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Pauses of a thread that waits, growing from yields to sleeps of a millisecond, and a
+    /// bound on how many it makes before a circle is reported, however many markings are still
+    /// in flight (other threads may keep setting properties): about two seconds.
+    struct Pauses {
+        private var count = 0
+        private var sleep: UInt32 = 1
+        static let beforeReporting = 2_048
+
+        /// Whether the bound is reached.
+        var areExhausted: Bool { count >= Self.beforeReporting }
+
+        /// Pauses once. Returns false, without pausing, once the bound is reached.
+        mutating func pause() -> Bool {
+            guard !areExhausted else { return false }
+            wait()
+            return true
+        }
+
+        /// Pauses once, without a bound.
+        mutating func wait() {
+            if count < 64 {
+                sched_yield()
+            } else {
+                usleep(sleep)
+                sleep = min(sleep * 2, 1_000)
+            }
+            count += 1
+        }
     }
 
     /// Taints what this thread computes and checks in a circle it leaves, `members` (outermost
@@ -139,13 +207,17 @@ enum SyntheticCycle {
         lock.withLock { waits[me] = waiting }
         TestHooks.tell(.wait, node)
         defer { _ = lock.withLock { waits.removeValue(forKey: me) } }
-        var attempts = 0
-        var pause: UInt32 = 1
+        var pauses = Pauses()
+        // Pauses made while a circle was found that markings in flight may show to be none.
+        var deferrals = Pauses()
         while let computing = node.computingThread, computing != me {
+            var deferred = false
             TestHooks.tell(.check, node)
             if waiting.willGiveUp { return .gaveUp }
             if let chain = chainOfWaits(from: computing, to: me),
-                let circle = circle(me, waitingFor: node, computedBy: computing, through: chain)
+                let circle = circle(
+                    me, waitingFor: node, computedBy: computing, through: chain,
+                    mayDefer: !deferrals.areExhausted, deferred: &deferred)
             {
                 switch circle {
                 case .leave(let members):
@@ -157,13 +229,7 @@ enum SyntheticCycle {
                             + switchedDependencies(overtaken: overtaken))
                 }
             }
-            attempts += 1
-            if attempts < 64 {
-                sched_yield()
-            } else {
-                usleep(pause)
-                pause = min(pause * 2, 1_000)
-            }
+            if deferred { deferrals.wait() } else { pauses.wait() }
         }
         return .finished
     }
@@ -231,9 +297,12 @@ enum SyntheticCycle {
     /// the previous thread waits for (which it computes), to `node` again.
     private static func circle(
         _ me: ObjectIdentifier, waitingFor node: any SyntheticNode,
-        computedBy computing: ObjectIdentifier, through chain: [Link]
+        computedBy computing: ObjectIdentifier, through chain: [Link], mayDefer: Bool,
+        deferred: inout Bool
     ) -> Circle? {
-        lock.withLock { () -> Circle? in
+        // Loaded first: a marking that ended before is seen in the properties' states.
+        let inFlight = markingsInFlight.load(ordering: .sequentiallyConsistent) != 0
+        return lock.withLock { () -> Circle? in
             // A thread that will stop waiting breaks the circle.
             guard !reported, let mine = waits[me], mine.node === node, !mine.willGiveUp,
                 node.computingThread == computing
@@ -259,6 +328,11 @@ enum SyntheticCycle {
             if leaves(mine, computing: mineInCircle) { return .leave(members: mineInCircle) }
             // That thread leaves it when it next looks.
             if anotherLeaves { return nil }
+            // A marking in flight may yet show an evaluation of it overtaken (see `leave`).
+            if mayDefer, inFlight {
+                deferred = true
+                return nil
+            }
             reported = true
             members += mineInCircle
             let overtaken = members.filter(\.wasOvertaken).map(\.nodeName)
