@@ -105,6 +105,29 @@ struct SyntheticSwitchedEvaluationConcurrencyTests {
         withExtendedLifetime(observer) {}
     }
 
+    /// Found by review: on one thread, a circle through an overtaken evaluation that cannot be
+    /// left (`p` has no value yet) is reported with the note that dependencies may have
+    /// switched, as a circle over threads is.
+    @Test("one thread: a circle that cannot be left says dependencies may have switched")
+    func oneThreadCircleWithoutValueSaysSwitched() async {
+        await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let model = Switching()
+            model.sReadsFlagAlways = true
+            let box = UncheckedBox(model)
+            model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+            let t1 = JoinableThread { _ = box.value.p }  // computes p, and s inside it
+            model.gate.entered.wait()
+            model.flag = true
+            model.gate.open()
+            t1.join()
+        }.map { result in
+            let text = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(text.contains("cycle: Switching.p → Switching.s → Switching.p"), "\(text)")
+            #expect(
+                text.contains("switched: Switching.p changed while being computed"), "\(text)")
+        }
+    }
+
     /// A property whose function changes a variable it read, and then reads itself through
     /// another, is overtaken on every evaluation: the circle is left a bounded number of times,
     /// then reported as the cycle it is.

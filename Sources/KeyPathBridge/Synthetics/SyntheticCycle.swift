@@ -118,7 +118,10 @@ enum SyntheticCycle {
     @usableFromInline
     static func report(closingAt node: any SyntheticNode) -> Never {
         let members = members(of: ThreadProgress.ofThisThread.dependents, from: node)
-        fatalError(message(cycle: (members + [node]).map(\.nodeName)))
+        let overtaken = members.filter(\.wasOvertaken).map(\.nodeName)
+        fatalError(
+            message(cycle: (members + [node]).map(\.nodeName))
+                + switchedDependencies(overtaken: overtaken))
     }
 
     /// `properties` (a thread's, outermost first) from `start` on, found by identity (properties
@@ -130,15 +133,17 @@ enum SyntheticCycle {
         return properties[index...].compactMap { $0 as? any SyntheticNode }
     }
 
-    /// What the message of a cycle over threads adds when `overtaken`, properties of the cycle,
-    /// were invalidated or set while they were computed or checked: the cycle may be one of
-    /// dependencies that switched meanwhile, which no single state of the program has.
+    /// What a cycle's message adds when `overtaken`, properties of the cycle, were invalidated
+    /// or set while they were computed or checked: the cycle may be one of dependencies that
+    /// switched meanwhile, which no single state of the program has, but which Herald could not
+    /// leave (see `leave(closingAt:)` and `wait(for:computedBy:mayGiveUp:)`).
     static func switchedDependencies(overtaken: [String]) -> String {
         guard !overtaken.isEmpty else { return "" }
         return " It may have formed while dependencies switched: "
             + overtaken.joined(separator: ", ")
             + " changed while being computed, so no single state of the program need have this "
-            + "cycle, but the threads cannot go on. Synthetic properties whose dependencies "
+            + "cycle, but it cannot be left (the property to read instead has no value yet, or "
+            + "the thread left too many such circles). Synthetic properties whose dependencies "
             + "switch must not be computed on several threads at once."
     }
 
