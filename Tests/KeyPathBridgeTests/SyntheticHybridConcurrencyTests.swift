@@ -169,11 +169,25 @@ struct SyntheticStateCheckTests {
         #expect(state.set(changed: true).overStale)
         _ = state.mark(definitely: false, marking: 2, setsOverStale: 1)
         #expect(state.freshness == .invalid)
-        // A set over a valid value is not over stale sources: a change above may leave it.
+        // A set over a computed valid value is not over stale sources: a change above may
+        // leave it.
+        var computed = Self.computedWithADependent()
+        #expect(!computed.set(changed: true).overStale)
+        _ = computed.mark(definitely: false, marking: 3, setsOverStale: 1)
+        #expect(computed.freshness == .mayBeStale)
+    }
+
+    /// Found by the adversarial round: a second set, over the value the first one set over stale
+    /// sources, made the property forget that, so that the next change above left the value
+    /// standing (and a check then followed what it read before the change, which could close a
+    /// circle that no state has).
+    @Test func aSetOverAValueSetOverStaleSourcesIsOverThemToo() {
+        var state = Self.computedWithADependent()
+        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
+        #expect(state.set(changed: true).overStale)
         _ = state.set(changed: true)
-        #expect(!state.set(changed: true).overStale)
-        _ = state.mark(definitely: false, marking: 3, setsOverStale: 1)
-        #expect(state.freshness == .mayBeStale)
+        _ = state.mark(definitely: false, marking: 2, setsOverStale: 1)
+        #expect(state.freshness == .invalid)
     }
 
     @Test func aSetOfAPropertyNeverEvaluatedIsNotOverStale() {

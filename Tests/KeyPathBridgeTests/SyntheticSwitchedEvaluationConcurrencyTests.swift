@@ -211,6 +211,96 @@ struct SyntheticSwitchedEvaluationConcurrencyTests {
         #expect(model.s == 0)
     }
 
+    /// Found by the adversarial round: an evaluation inside an overtaken check was taken for
+    /// overtaken itself (the check's start was compared), so a thread that left a circle through
+    /// it and computed it again left the same circle again, up to the bound, after one change.
+    /// B computes `y` (flag false: it will read `x`), held at gateY; T1 reads `o`, checks `x` and
+    /// computes `w` for the check, held at gateW; flag turns (overtaking `x`'s check, `w` and
+    /// `y`). B's `y` reads `x`: B waits for T1, held at its first look. T1's `w` reads `x`, which
+    /// it computes inside its overtaken check, after the change: not overtaken. `x` reads `y`:
+    /// T1 waits for B. Only B may leave that circle (its `y` is overtaken): T1 must not, and
+    /// waits. The test lets B go at T1's second look in that wait, or at its second wait for
+    /// `y` (it left).
+    @Test("threads: a property computed again inside its overtaken check is not overtaken")
+    func evaluationInsideAnOvertakenCheckIsNotOvertaken() {
+        let model = InsideCheck()
+        #expect(model.o == 100)  // x = w = 1
+        #expect(model.y == 2)
+        model.base = 5  // w invalid; x, o, y may be stale
+        model.$y.invalidate()
+        let box = UncheckedBox(model)
+        let (x, y) = (ObjectIdentifier(model.$x), ObjectIdentifier(model.$y))
+        let bWaits = DispatchSemaphore(value: 0)
+        let releaseB = DispatchSemaphore(value: 0)
+        let holdB = Atomic<Bool>(true)
+        let waitsForY = Atomic<Int>(0)
+        let looksForY = Atomic<Int>(0)
+        let decided = DispatchSemaphore(value: 0)
+        let waitHook = SyntheticCycle.TestHooks.add(at: .wait) { node in
+            if node == x { bWaits.signal() }
+            if node == y, waitsForY.add(1, ordering: .sequentiallyConsistent).newValue == 2 {
+                decided.signal()
+            }
+        }
+        defer { SyntheticCycle.TestHooks.remove(waitHook) }
+        let checkHook = SyntheticCycle.TestHooks.add(at: .check) { node in
+            if node == x, holdB.load(ordering: .sequentiallyConsistent) { releaseB.wait() }
+            if node == y, looksForY.add(1, ordering: .sequentiallyConsistent).newValue == 2 {
+                decided.signal()
+            }
+        }
+        defer { SyntheticCycle.TestHooks.remove(checkHook) }
+        model.gateY.hold.store(true, ordering: .sequentiallyConsistent)
+        let b = JoinableThread { _ = box.value.y }
+        model.gateY.entered.wait()
+        model.gateW.hold.store(true, ordering: .sequentiallyConsistent)
+        let t1 = JoinableThread { _ = box.value.o }
+        model.gateW.entered.wait()
+        model.flag = true
+        model.gateY.open()
+        bWaits.wait()  // B waits for x, held at its first look
+        model.gateW.open()
+        decided.wait()
+        holdB.store(false, ordering: .sequentiallyConsistent)
+        releaseB.signal()
+        b.join()
+        t1.join()
+        #expect(waitsForY.load(ordering: .sequentiallyConsistent) == 1)
+        #expect(model.x == 6)
+        #expect(model.y == 5)
+        #expect(model.w == 6)
+        #expect(model.o == 600)
+    }
+
+    /// Found by the adversarial round: a second hybrid set made the property forget that the
+    /// first was over stale sources, so the set value outlived the next change above it...
+    @Test("a second set over a value set over stale sources does not outlive a change above")
+    func secondSetDoesNotOutliveAChangeAbove() {
+        for sets in [[10], [10, 11]] {
+            let model = Ring()  // p = flag ? 0 : s + 1; s = flag ? p : base
+            #expect(model.p == 2)
+            model.base = 7  // s invalid, p may be stale
+            for value in sets { model.p = value }  // the first is over stale sources
+            model.base = 1  // a change above p (s ends as it was)
+            #expect(model.p == 2, "sets \(sets)")
+        }
+    }
+
+    /// ... and, on one thread, a check of it followed what it read before a switch, closing a
+    /// circle that no state has: `p` read `s` before flag turned; `s` now reads `p`.
+    @Test("a second set over a value set over stale sources leaves no circle for a check")
+    func secondSetLeavesNoCircleForACheck() {
+        let model = Ring()
+        #expect(model.p == 2)  // p read flag, s; s read flag, base
+        model.flag = true  // p and s invalid
+        model.p = 10  // over stale sources: the next change above p invalidates it
+        model.p = 11
+        #expect(model.s == 11)  // s read flag, p
+        model.$s.invalidate()  // marks p, which read s last
+        #expect(model.p == 0)
+        #expect(model.s == 0)
+    }
+
     /// `Switching` with `p` = `s` + 1 = 2 and `s` = base = 1 computed, then base 5 (`s` invalid)
     /// and `p` invalidated: the next read of `p` computes it, and `s` if no other thread does.
     static func computedOnce() -> Switching {
@@ -225,6 +315,29 @@ struct SyntheticSwitchedEvaluationConcurrencyTests {
 @Suite("Synthetic state: evaluations and checks that read a value that may be stale")
 struct SyntheticStateTaintTests {
     final class Token {}
+
+    /// Found by the adversarial round (see `evaluationInsideAnOvertakenCheckIsNotOvertaken`).
+    @Test func anEvaluationInsideAnOvertakenCheckIsOvertakenOnlyByWhatFollows() {
+        var state = SyntheticState()
+        let thread = ObjectIdentifier(Token())
+        _ = state.beginRead(by: thread)
+        _ = state.finishEvaluation(changed: true, marks: 0)
+        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
+        guard case .check = state.beginRead(by: thread) else {
+            Issue.record("expected a check")
+            return
+        }
+        _ = state.mark(definitely: true, marking: 2, setsOverStale: 0)
+        #expect(state.checkWasOvertaken)
+        #expect(state.wasOvertaken)
+        guard case .evaluate = state.beginRead(by: thread) else {
+            Issue.record("expected an evaluation inside the overtaken check")
+            return
+        }
+        #expect(!state.wasOvertaken)
+        _ = state.mark(definitely: true, marking: 3, setsOverStale: 0)
+        #expect(state.wasOvertaken)
+    }
 
     @Test func aTaintedEvaluationIsNotStored() {
         var state = SyntheticState()
@@ -363,4 +476,27 @@ final class SetSwitching: @unchecked Sendable {
         return m.base > 3 && m.q ? m.p : m.base
     })
     var s: Int
+}
+
+/// flag false: `x` = `w`, `w` = base, `y` = `x` + 1; flag true: `x` = `y` + 1, `y` = base,
+/// `w` = `x` (no cycle in either state); `o` = `x` × 100. `w` can be held at gateW, and `y`
+/// at gateY after it read flag.
+final class InsideCheck: @unchecked Sendable {
+    @ObservableVar var flag = false
+    @ObservableVar var base = 1
+    let gateW = HoldingGate()
+    let gateY = HoldingGate()
+    @Synthetic({ (m: InsideCheck) in m.flag ? m.y + 1 : m.w }) var x: Int
+    @Synthetic({ (m: InsideCheck) in
+        m.gateW.pass()
+        return m.flag ? m.x : m.base
+    })
+    var w: Int
+    @Synthetic({ (m: InsideCheck) in
+        let flag = m.flag
+        m.gateY.pass()
+        return flag ? m.base : m.x + 1
+    })
+    var y: Int
+    @Synthetic({ (m: InsideCheck) in m.x * 100 }) var o: Int
 }

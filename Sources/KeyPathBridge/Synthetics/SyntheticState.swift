@@ -54,6 +54,9 @@ struct SyntheticState {
     @usableFromInline var computingThread: ObjectIdentifier?
     /// While a thread checks or computes the property: `marks` when it began.
     @usableFromInline var startMarks: UInt64 = 0
+    /// While the thread checking the property computes it inside the check (see `beginRead`):
+    /// `marks` when that evaluation began.
+    var insideCheckStartMarks: UInt64 = 0
     var dependents: DependentList?
     @usableFromInline var isObserved = false
     /// Waiting in a thread's propagation queue.
@@ -101,6 +104,7 @@ struct SyntheticState {
             guard checkWasOvertaken, !isEvaluatingInsideCheck else { return .cycle }
             if freshness == .valid { return .valid(version) }
             isEvaluatingInsideCheck = true
+            insideCheckStartMarks = marks
             return .evaluate(marks: marks)
         }
         switch freshness {
@@ -152,9 +156,12 @@ struct SyntheticState {
     }
 
     /// Whether the property is being checked or computed, and was invalidated or set since that
-    /// began: what the thread does decides nothing any more.
+    /// began: what the thread does decides nothing any more. (An evaluation inside an overtaken
+    /// check is overtaken only if the property was invalidated or set since it began: it is
+    /// computed anew, as the check decides nothing.)
     var wasOvertaken: Bool {
-        computingThread != nil && marks != startMarks
+        guard computingThread != nil else { return false }
+        return marks != (isEvaluatingInsideCheck ? insideCheckStartMarks : startMarks)
     }
 
     /// After a check that stopped waiting for another thread's evaluation of a source, because a
@@ -290,7 +297,8 @@ struct SyntheticState {
         let overStale = freshness != .valid && wasEverEvaluated
         marks &+= 1
         freshness = .valid
-        isSetOverStale = overStale
+        // A set over a value set over stale sources, with nothing marked since, is over them too.
+        isSetOverStale = overStale || isSetOverStale
         guard changed || !hasValue else { return (false, MarkAction(), overStale) }
         hasValue = true
         version &+= 1
