@@ -218,9 +218,9 @@ struct SyntheticSwitchedEvaluationConcurrencyTests {
     /// computes `w` for the check, held at gateW; flag turns (overtaking `x`'s check, `w` and
     /// `y`). B's `y` reads `x`: B waits for T1, held at its first look. T1's `w` reads `x`, which
     /// it computes inside its overtaken check, after the change: not overtaken. `x` reads `y`:
-    /// T1 waits for B. Only B may leave that circle (its `y` is overtaken): T1 must not, and
-    /// waits. The test lets B go at T1's second look in that wait, or at its second wait for
-    /// `y` (it left).
+    /// T1 waits for B. Only B may leave that circle (its `y` is overtaken): T1 must not (it
+    /// would compute `x` again), and waits. The test lets B go at T1's second look in that
+    /// wait, or at its second wait for `y` (it left).
     @Test("threads: a property computed again inside its overtaken check is not overtaken")
     func evaluationInsideAnOvertakenCheckIsNotOvertaken() {
         let model = InsideCheck()
@@ -250,6 +250,7 @@ struct SyntheticSwitchedEvaluationConcurrencyTests {
             }
         }
         defer { SyntheticCycle.TestHooks.remove(checkHook) }
+        let xRunsBefore = model.xRuns.load(ordering: .sequentiallyConsistent)
         model.gateY.hold.store(true, ordering: .sequentiallyConsistent)
         let b = JoinableThread { _ = box.value.y }
         model.gateY.entered.wait()
@@ -265,7 +266,8 @@ struct SyntheticSwitchedEvaluationConcurrencyTests {
         releaseB.signal()
         b.join()
         t1.join()
-        #expect(waitsForY.load(ordering: .sequentiallyConsistent) == 1)
+        // Once, by T1 inside its check: had T1 left the circle, it would have computed it again.
+        #expect(model.xRuns.load(ordering: .sequentiallyConsistent) == xRunsBefore + 1)
         #expect(model.x == 6)
         #expect(model.y == 5)
         #expect(model.w == 6)
@@ -299,6 +301,41 @@ struct SyntheticSwitchedEvaluationConcurrencyTests {
         model.$s.invalidate()  // marks p, which read s last
         #expect(model.p == 0)
         #expect(model.s == 0)
+    }
+
+    /// A circle of waits where the overtaken thread cannot leave (the property it waits for has
+    /// no value yet) and the other thread, whose evaluation is current, could: T1 computes `p`
+    /// (flag false: it will read `s`, which was never computed), held at gateP; flag turns true;
+    /// T2 computes `s`, which reads `p` and waits for T1; T1's `p` reads `s` and waits for T2.
+    /// No state of the program has that circle: T2 gives way. It reads `p`'s last value (tainting
+    /// `s`), and computes `s` again only once T1 no longer computes `p`; T1 meanwhile computes
+    /// `s` itself (flag true: it reads `p`, which T1 computes: it leaves that circle on its
+    /// thread) and computes `p` again.
+    @Test("threads: a circle whose overtaken thread waits for a property without value is left")
+    func circleWhoseOvertakenThreadCannotLeaveIsLeftByTheOther() {
+        let model = LateRing()
+        #expect(model.p == 0)  // flag true: p never read s
+        model.flag = false  // p invalid
+        let box = UncheckedBox(model)
+        let p = ObjectIdentifier(model.$p)
+        let t2Waits = DispatchSemaphore(value: 0)
+        let hook = SyntheticCycle.TestHooks.add(at: .wait) { node in
+            if node == p { t2Waits.signal() }
+        }
+        defer { SyntheticCycle.TestHooks.remove(hook) }
+        model.gateP.hold.store(true, ordering: .sequentiallyConsistent)
+        let t1 = JoinableThread { _ = box.value.p }
+        model.gateP.entered.wait()  // T1 read flag false
+        model.flag = true  // overtakes T1's p
+        let t2 = JoinableThread { _ = box.value.s }
+        t2Waits.wait()  // T2's s waits for T1's p
+        model.gateP.open()
+        t1.join()
+        t2.join()
+        #expect(model.p == 0)
+        #expect(model.s == 0)
+        model.flag = false
+        #expect(model.p == 2)  // s = base = 1
     }
 
     /// `Switching` with `p` = `s` + 1 = 2 and `s` = base = 1 computed, then base 5 (`s` invalid)
@@ -407,6 +444,56 @@ struct SyntheticStateTaintTests {
         #expect(!again.queue)
     }
 
+    /// A thread that gave way (see `circleWhoseOvertakenThreadCannotLeaveIsLeftByTheOther`)
+    /// gives up the evaluation its tainted check started: the property is left to compute.
+    @Test func anEvaluationGivenUpBeforeItRunsLeavesThePropertyToCompute() {
+        var state = SyntheticState()
+        let thread = ObjectIdentifier(Token())
+        _ = state.beginRead(by: thread)
+        _ = state.finishEvaluation(changed: true, marks: 0)
+        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
+        guard case .check(let marks) = state.beginRead(by: thread) else {
+            Issue.record("expected a check")
+            return
+        }
+        state.taint(retry: true)
+        guard case .evaluateAgain = state.finishChecking(sourceMoved: false, marks: marks) else {
+            Issue.record("a tainted check must compute")
+            return
+        }
+        let gaveUp = state.giveUpBeforeEvaluating()
+        #expect(gaveUp)
+        #expect(state.computingThread == nil)
+        #expect(state.freshness == .invalid)
+        let other = ObjectIdentifier(Token())
+        guard case .evaluate = state.beginRead(by: other) else {
+            Issue.record("another thread computes it")
+            return
+        }
+        #expect(state.computingThread == other)
+    }
+
+    /// Inside the thread's own check, the check goes on holding the property.
+    @Test func anEvaluationInsideTheThreadsCheckIsNotGivenUp() {
+        var state = SyntheticState()
+        let thread = ObjectIdentifier(Token())
+        _ = state.beginRead(by: thread)
+        _ = state.finishEvaluation(changed: true, marks: 0)
+        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
+        guard case .check = state.beginRead(by: thread) else {
+            Issue.record("expected a check")
+            return
+        }
+        _ = state.mark(definitely: true, marking: 2, setsOverStale: 0)
+        guard case .evaluate = state.beginRead(by: thread) else {
+            Issue.record("expected an evaluation inside the overtaken check")
+            return
+        }
+        let gaveUp = state.giveUpBeforeEvaluating()
+        #expect(!gaveUp)
+        #expect(state.computingThread == thread)
+    }
+
     @Test func aTaintedCheckComputes() {
         var state = SyntheticState()
         let thread = ObjectIdentifier(Token())
@@ -418,7 +505,7 @@ struct SyntheticStateTaintTests {
             return
         }
         state.taint(retry: true)
-        guard case .evaluate = state.finishChecking(sourceMoved: false, marks: marks) else {
+        guard case .evaluateAgain = state.finishChecking(sourceMoved: false, marks: marks) else {
             Issue.record("a tainted check must compute")
             return
         }
@@ -486,7 +573,13 @@ final class InsideCheck: @unchecked Sendable {
     @ObservableVar var base = 1
     let gateW = HoldingGate()
     let gateY = HoldingGate()
-    @Synthetic({ (m: InsideCheck) in m.flag ? m.y + 1 : m.w }) var x: Int
+    /// How many times `x` was computed.
+    let xRuns = Atomic<Int>(0)
+    @Synthetic({ (m: InsideCheck) in
+        m.xRuns.add(1, ordering: .sequentiallyConsistent)
+        return m.flag ? m.y + 1 : m.w
+    })
+    var x: Int
     @Synthetic({ (m: InsideCheck) in
         m.gateW.pass()
         return m.flag ? m.x : m.base
@@ -499,4 +592,19 @@ final class InsideCheck: @unchecked Sendable {
     })
     var y: Int
     @Synthetic({ (m: InsideCheck) in m.x * 100 }) var o: Int
+}
+
+/// flag true: `p` = 0 and `s` = `p`; flag false: `p` = `s` + 1 and `s` = base. `p` can be held
+/// at gateP after it read flag.
+final class LateRing: @unchecked Sendable {
+    @ObservableVar var flag = true
+    @ObservableVar var base = 1
+    let gateP = HoldingGate()
+    @Synthetic({ (m: LateRing) in
+        let flag = m.flag
+        m.gateP.pass()
+        return flag ? 0 : m.s + 1
+    })
+    var p: Int
+    @Synthetic({ (m: LateRing) in m.flag ? m.p : m.base }) var s: Int
 }

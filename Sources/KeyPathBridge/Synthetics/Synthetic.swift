@@ -449,12 +449,28 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                     return next
                 }
                 if let checked { return checked }
+            case .evaluateAgain(let marks):
+                // After a check tainted as the outermost property of a circle the thread left:
+                // if the thread gave way, it waits before it computes, holding nothing.
+                step = .evaluate(marks: marks)
+                if DependencyTracking.owesWait(on: thread),
+                    core.lock.withLock({ state.giveUpBeforeEvaluating() })
+                {
+                    guard SyntheticCycle.waitAfterGivingWay(on: thread, mayGiveUp: forCheck) else {
+                        return nil
+                    }
+                    step = core.lock.withLock { state.beginRead(by: thread) }
+                }
             case .evaluate(let marks):
                 var retry = false
                 let value = evaluate(
                     readThrough: reader, marks: marks, on: thread, version: &version,
                     retry: &retry)
                 guard _slowPath(retry) else { return value }
+                // If the thread gave way in the circle it left, it waits first.
+                guard SyntheticCycle.waitAfterGivingWay(on: thread, mayGiveUp: forCheck) else {
+                    return nil
+                }
                 step = core.lock.withLock { state.beginRead(by: thread) }
             case .leftUndone:
                 return nil

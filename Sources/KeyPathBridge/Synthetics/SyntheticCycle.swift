@@ -192,6 +192,13 @@ enum SyntheticCycle {
     /// takes that value, and what it computes and checks in the circle decides nothing (see
     /// `SyntheticState.taint(retry:)`); the others wait on.
     ///
+    /// If every thread computing or checking an overtaken property waits for one without a value
+    /// (it was never computed), another thread of the circle that waits for a property with a
+    /// value gives way: it leaves the circle in the same way, and then, before it computes a
+    /// property again, waits until the property it waited for is no longer computed, which
+    /// leaves what it gave up for the other threads to compute (see
+    /// `waitAfterGivingWay(mayGiveUp:)`). Computing again at once would close the same circle.
+    ///
     /// If `mayGiveUp` (`node` is refreshed for a check of a property that read it), stops
     /// waiting, and returns true, once a check open on this thread inside its innermost
     /// evaluation was overtaken (see `SyntheticState.checkWasOvertaken`). That check decides
@@ -225,8 +232,9 @@ enum SyntheticCycle {
                     mayDefer: !deferrals.areExhausted, deferred: &deferred)
             {
                 switch circle {
-                case .leave(let members):
+                case .leave(let members, let wayTo):
                     taint(members, on: progress)
+                    if let wayTo { DependencyTracking.oweWait(wayTo) }
                     return .leftCircle
                 case .cycle(let names, let overtaken):
                     fatalError(
@@ -278,8 +286,9 @@ enum SyntheticCycle {
     /// A circle of waits, as `me` finds it.
     private enum Circle {
         /// `me` leaves it (see `wait(for:computedBy:mayGiveUp:)`), tainting what it computes
-        /// and checks in it, `members` (outermost first).
-        case leave(members: [any SyntheticNode])
+        /// and checks in it, `members` (outermost first); if it gives way, the wait it owes
+        /// before it computes again.
+        case leave(members: [any SyntheticNode], givingWay: WayToGive?)
         /// A cycle: the names of its properties, and of those of them that were overtaken.
         case cycle(names: [String], overtaken: [String])
     }
@@ -317,6 +326,8 @@ enum SyntheticCycle {
             var from = node
             // Whether a thread of the circle other than `me` leaves it.
             var anotherLeaves = false
+            // The least of the other threads that may give way (see `wait`).
+            var otherGivingWay: ObjectIdentifier?
             for link in chain {
                 guard link.thread == expected, let waiting = waits[link.thread],
                     waiting.node === link.node, !waiting.willGiveUp,
@@ -324,19 +335,35 @@ enum SyntheticCycle {
                 else { return nil }
                 let its = Self.members(of: waiting.progress.dependents, from: from)
                 anotherLeaves = anotherLeaves || leaves(waiting, computing: its)
+                if mayGiveWay(waiting) {
+                    otherGivingWay = min(otherGivingWay ?? link.thread, link.thread)
+                }
                 members += its
                 from = link.node
                 expected = next
             }
             guard expected == me else { return nil }
             let mineInCircle = Self.members(of: mine.progress.dependents, from: from)
-            if leaves(mine, computing: mineInCircle) { return .leave(members: mineInCircle) }
+            if leaves(mine, computing: mineInCircle) {
+                return .leave(members: mineInCircle, givingWay: nil)
+            }
             // That thread leaves it when it next looks.
             if anotherLeaves { return nil }
             // A marking in flight may yet show an evaluation of it overtaken (see `leave`).
             if mayDefer, inFlight {
                 deferred = true
                 return nil
+            }
+            // No thread may leave, though the circle passes through an overtaken property: the
+            // threads that compute or check those wait for properties without a value. One
+            // that may leave gives way (the least, so that the threads agree).
+            if (members + mineInCircle).contains(where: \.wasOvertaken) {
+                if mayGiveWay(mine), otherGivingWay.map({ me < $0 }) ?? true {
+                    return .leave(
+                        members: mineInCircle,
+                        givingWay: WayToGive(node: node, computedBy: computing))
+                }
+                if otherGivingWay != nil { return nil }
             }
             reported = true
             members += mineInCircle
@@ -348,6 +375,37 @@ enum SyntheticCycle {
     /// Whether a thread of a circle of waits, `waiting`, which computes or checks `members` of
     /// it, leaves it (see `wait(for:computedBy:mayGiveUp:)`).
     private static func leaves(_ waiting: Waiting, computing members: [any SyntheticNode]) -> Bool {
-        waiting.mayLeaveCircle && waiting.node.hasValue && members.contains(where: \.wasOvertaken)
+        mayGiveWay(waiting) && members.contains(where: \.wasOvertaken)
+    }
+
+    /// Whether a thread of a circle of waits, `waiting`, may leave it: it may leave another
+    /// circle, and the property it waits for has a value to read instead.
+    private static func mayGiveWay(_ waiting: Waiting) -> Bool {
+        waiting.mayLeaveCircle && waiting.node.hasValue
+    }
+
+    /// The wait a thread that gave way in a circle of waits owes before it next computes a
+    /// property (see `wait(for:computedBy:mayGiveUp:)`): for `node`, which `computedBy` computed.
+    final class WayToGive {
+        let node: any SyntheticNode
+        let computedBy: ObjectIdentifier
+
+        init(node: any SyntheticNode, computedBy: ObjectIdentifier) {
+            self.node = node
+            self.computedBy = computedBy
+        }
+    }
+
+    /// Makes the wait this thread (`thread`) owes, if it gave way in a circle of waits (see
+    /// `wait(for:computedBy:mayGiveUp:)`), before it computes again the outermost property it
+    /// computed or checked in that circle, holding nothing of the circle. Returns false if it
+    /// stopped waiting because `mayGiveUp` and a check open on the thread was overtaken.
+    @usableFromInline
+    static func waitAfterGivingWay(on thread: ObjectIdentifier, mayGiveUp: Bool) -> Bool {
+        guard DependencyTracking.owesWait(on: thread),
+            let owed = DependencyTracking.takeOwedWait()
+        else { return true }
+        let way = unsafeDowncast(owed, to: WayToGive.self)
+        return wait(for: way.node, computedBy: way.computedBy, mayGiveUp: mayGiveUp) != .gaveUp
     }
 }

@@ -85,6 +85,11 @@ struct SyntheticState {
         case check(marks: UInt64)
         /// Compute the value (then `finishEvaluation`).
         case evaluate(marks: UInt64)
+        /// Compute the value, after a check that read a value that may be stale to leave a
+        /// circle of reads, as the outermost property of it on the thread (see
+        /// `taint(retry:)`): as `evaluate`, unless the thread gave way in that circle (see
+        /// `giveUpBeforeEvaluating()`).
+        case evaluateAgain(marks: UInt64)
         /// Leave the check undone, for a later read: it was interrupted (see
         /// `finishInterruptedCheck`).
         case leftUndone
@@ -130,6 +135,7 @@ struct SyntheticState {
         isChecking = false
         // A tainted check decides nothing: the property is computed.
         let sourceMoved = sourceMoved || isTainted
+        let again = mustRetry
         isTainted = false
         mustRetry = false
         if !sourceMoved && marks == checkStart && freshness == .mayBeStale {
@@ -144,7 +150,7 @@ struct SyntheticState {
             return .valid(version)
         }
         startMarks = marks
-        return .evaluate(marks: marks)
+        return again ? .evaluateAgain(marks: marks) : .evaluate(marks: marks)
     }
 
     /// Whether the property is being checked, and was invalidated or set since the check began:
@@ -234,6 +240,19 @@ struct SyntheticState {
         guard freshness != .valid else { return (retry, false) }
         freshness = .invalid
         return (retry, !retry && enqueueIfObserved())
+    }
+
+    /// Gives up the evaluation that `finishChecking` just started (`evaluateAgain`), before it ran:
+    /// the thread gave way in a circle of waits (see `SyntheticCycle.wait(for:computedBy:mayGiveUp:)`),
+    /// and leaves the property for any thread to compute. Returns false if the thread computes
+    /// it inside its own check, which goes on holding it: then it computes it at once.
+    @usableFromInline
+    mutating func giveUpBeforeEvaluating() -> Bool {
+        guard !isChecking else { return false }
+        computingThread = nil
+        // What a check found decides nothing now (unless a set made the property valid).
+        if freshness != .valid { freshness = .invalid }
+        return true
     }
 
     /// Gives up computing (the owner died): the next read tries again.

@@ -208,9 +208,32 @@ package enum DependencyTracking {
             context.refreshes -= 1
             guard context.refreshes == 0 else { return false }
             context.leftCircles = 0
+            if _slowPath(context.owedWait != nil) { context.owedWait = nil }
             return !context.queued.isEmpty
         }
         if mustPropagate { propagateQueuedWork() }
+    }
+
+    /// Records a wait this thread owes before it next computes a property, `wait` (what it is is
+    /// the caller's: KeyPathBridge's `SyntheticCycle` records one when the thread gives way in a
+    /// circle of waits). Dropped when the outermost refresh ends.
+    package static func oweWait(_ wait: AnyObject) {
+        ThreadContext.withThisThread { $0.owedWait = wait }
+    }
+
+    /// Whether the thread `thread` (this thread, as ``beginRefresh()`` returned it) owes a wait
+    /// (see ``oweWait(_:)``).
+    @usableFromInline
+    package static func owesWait(on thread: ObjectIdentifier) -> Bool {
+        ThreadContext.with(thread) { $0.owedWait != nil }
+    }
+
+    /// Takes the wait this thread owes, if any (see ``oweWait(_:)``).
+    package static func takeOwedWait() -> AnyObject? {
+        ThreadContext.withThisThread { context in
+            defer { context.owedWait = nil }
+            return context.owedWait
+        }
     }
 
     /// An identity of this thread, for telling who evaluates what.
@@ -469,6 +492,9 @@ final class ThreadContext {
     /// How many circles of reads the thread left since its outermost refresh began (see
     /// `ThreadProgress.mayLeaveCircle`).
     @exclusivity(unchecked) var leftCircles = 0
+    /// A wait the thread owes before it next computes a property (see
+    /// `DependencyTracking.oweWait(_:)`).
+    @exclusivity(unchecked) var owedWait: AnyObject?
     /// What marking under a source's lock loaded, released after unlocking (see
     /// `markWhileLocked`).
     @exclusivity(unchecked) var keptAlive = RetainedObjects()
