@@ -453,10 +453,9 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                 // After a check tainted as the outermost property of a circle the thread left:
                 // if the thread gave way, it waits before it computes, holding nothing.
                 step = .evaluate(marks: marks)
-                if DependencyTracking.owesWait(on: thread),
-                    core.lock.withLock({ state.giveUpBeforeEvaluating() })
-                {
-                    guard SyntheticCycle.waitAfterGivingWay(on: thread, mayGiveUp: forCheck) else {
+                if SyntheticCycle.owesWait(givingUp: self, on: thread) {
+                    core.lock.withLock { state.giveUpBeforeEvaluating() }
+                    guard SyntheticCycle.waitAfterGivingWay(mayGiveUp: forCheck) else {
                         return nil
                     }
                     step = core.lock.withLock { state.beginRead(by: thread) }
@@ -468,8 +467,10 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                     retry: &retry)
                 guard _slowPath(retry) else { return value }
                 // If the thread gave way in the circle it left, it waits first.
-                guard SyntheticCycle.waitAfterGivingWay(on: thread, mayGiveUp: forCheck) else {
-                    return nil
+                if SyntheticCycle.owesWait(givingUp: self, on: thread) {
+                    guard SyntheticCycle.waitAfterGivingWay(mayGiveUp: forCheck) else {
+                        return nil
+                    }
                 }
                 step = core.lock.withLock { state.beginRead(by: thread) }
             case .leftUndone:

@@ -157,6 +157,9 @@ enum SyntheticCycle {
         let progress: ThreadProgress
         let checks: [any SyntheticNode]
         let mayLeaveCircle: Bool
+        /// The wait a thread owes after it gave way (see `waitAfterGivingWay(mayGiveUp:)`): no
+        /// dependency, so it ends if it closes a circle.
+        let isOwed: Bool
 
         /// Whether the thread stops waiting (at its next look), because one of its checks was
         /// overtaken.
@@ -194,10 +197,13 @@ enum SyntheticCycle {
     ///
     /// If every thread computing or checking an overtaken property waits for one without a value
     /// (it was never computed), another thread of the circle that waits for a property with a
-    /// value gives way: it leaves the circle in the same way, and then, before it computes a
-    /// property again, waits until the property it waited for is no longer computed, which
-    /// leaves what it gave up for the other threads to compute (see
-    /// `waitAfterGivingWay(mayGiveUp:)`). Computing again at once would close the same circle.
+    /// value gives way (the least such, so that the threads agree; not one that computes the
+    /// property the circle reaches it by inside its own check of it, which holds that property
+    /// until the check ends): it leaves the circle in the same way, and then, before it
+    /// computes again the outermost property it gave up, which it no longer holds, waits until
+    /// the property it waited for is no longer computed (see `waitAfterGivingWay(mayGiveUp:)`).
+    /// Computing again at once would close the same circle. That wait is no dependency: if it
+    /// closes a circle (the thread holds properties outside the one it left), it ends.
     ///
     /// If `mayGiveUp` (`node` is refreshed for a check of a property that read it), stops
     /// waiting, and returns true, once a check open on this thread inside its innermost
@@ -211,11 +217,19 @@ enum SyntheticCycle {
     static func wait(
         for node: any SyntheticNode, computedBy other: ObjectIdentifier, mayGiveUp: Bool
     ) -> WaitEnd {
+        wait(for: node, mayGiveUp: mayGiveUp, isOwed: false)
+    }
+
+    /// `wait(for:computedBy:mayGiveUp:)`; `isOwed` for the wait a thread owes after it gave
+    /// way, which ends (`finished`) if it closes a circle.
+    private static func wait(for node: any SyntheticNode, mayGiveUp: Bool, isOwed: Bool)
+        -> WaitEnd
+    {
         let me = DependencyTracking.thisThread
         let progress = ThreadProgress.ofThisThread
         let waiting = Waiting(
             node: node, progress: progress, checks: mayGiveUp ? innermostChecks : [],
-            mayLeaveCircle: progress.mayLeaveCircle)
+            mayLeaveCircle: progress.mayLeaveCircle, isOwed: isOwed)
         lock.withLock { waits[me] = waiting }
         TestHooks.tell(.wait, node)
         defer { _ = lock.withLock { waits.removeValue(forKey: me) } }
@@ -232,6 +246,8 @@ enum SyntheticCycle {
                     mayDefer: !deferrals.areExhausted, deferred: &deferred)
             {
                 switch circle {
+                case .endOwedWait:
+                    return .finished
                 case .leave(let members, let wayTo):
                     taint(members, on: progress)
                     if let wayTo { DependencyTracking.oweWait(wayTo) }
@@ -289,6 +305,9 @@ enum SyntheticCycle {
         /// and checks in it, `members` (outermost first); if it gives way, the wait it owes
         /// before it computes again.
         case leave(members: [any SyntheticNode], givingWay: WayToGive?)
+        /// `me` ends the wait it owes after it gave way (see `waitAfterGivingWay(mayGiveUp:)`):
+        /// it is no dependency.
+        case endOwedWait
         /// A cycle: the names of its properties, and of those of them that were overtaken.
         case cycle(names: [String], overtaken: [String])
     }
@@ -328,14 +347,17 @@ enum SyntheticCycle {
             var anotherLeaves = false
             // The least of the other threads that may give way (see `wait`).
             var otherGivingWay: ObjectIdentifier?
+            // Whether another thread of the circle makes the wait it owes after giving way.
+            var anotherOwes = false
             for link in chain {
                 guard link.thread == expected, let waiting = waits[link.thread],
                     waiting.node === link.node, !waiting.willGiveUp,
                     let next = link.node.computingThread
                 else { return nil }
+                anotherOwes = anotherOwes || waiting.isOwed
                 let its = Self.members(of: waiting.progress.dependents, from: from)
                 anotherLeaves = anotherLeaves || leaves(waiting, computing: its)
-                if mayGiveWay(waiting) {
+                if mayGiveWay(waiting, from: from) {
                     otherGivingWay = min(otherGivingWay ?? link.thread, link.thread)
                 }
                 members += its
@@ -343,6 +365,9 @@ enum SyntheticCycle {
                 expected = next
             }
             guard expected == me else { return nil }
+            // A wait owed after giving way is no dependency: it ends, and breaks the circle.
+            if mine.isOwed { return .endOwedWait }
+            if anotherOwes { return nil }
             let mineInCircle = Self.members(of: mine.progress.dependents, from: from)
             if leaves(mine, computing: mineInCircle) {
                 return .leave(members: mineInCircle, givingWay: nil)
@@ -358,10 +383,10 @@ enum SyntheticCycle {
             // threads that compute or check those wait for properties without a value. One
             // that may leave gives way (the least, so that the threads agree).
             if (members + mineInCircle).contains(where: \.wasOvertaken) {
-                if mayGiveWay(mine), otherGivingWay.map({ me < $0 }) ?? true {
+                if mayGiveWay(mine, from: from), otherGivingWay.map({ me < $0 }) ?? true {
                     return .leave(
                         members: mineInCircle,
-                        givingWay: WayToGive(node: node, computedBy: computing))
+                        givingWay: WayToGive(node: node, givenUp: mineInCircle[0]))
                 }
                 if otherGivingWay != nil { return nil }
             }
@@ -375,37 +400,58 @@ enum SyntheticCycle {
     /// Whether a thread of a circle of waits, `waiting`, which computes or checks `members` of
     /// it, leaves it (see `wait(for:computedBy:mayGiveUp:)`).
     private static func leaves(_ waiting: Waiting, computing members: [any SyntheticNode]) -> Bool {
-        mayGiveWay(waiting) && members.contains(where: \.wasOvertaken)
+        mayLeave(waiting) && members.contains(where: \.wasOvertaken)
     }
 
     /// Whether a thread of a circle of waits, `waiting`, may leave it: it may leave another
     /// circle, and the property it waits for has a value to read instead.
-    private static func mayGiveWay(_ waiting: Waiting) -> Bool {
+    private static func mayLeave(_ waiting: Waiting) -> Bool {
         waiting.mayLeaveCircle && waiting.node.hasValue
     }
 
-    /// The wait a thread that gave way in a circle of waits owes before it next computes a
-    /// property (see `wait(for:computedBy:mayGiveUp:)`): for `node`, which `computedBy` computed.
+    /// Whether a thread of a circle of waits, `waiting`, may give way in it (see
+    /// `wait(for:computedBy:mayGiveUp:)`): it may leave it, and it can let go of `start`, the
+    /// property the previous thread of the circle waits for, which it computes or checks. Not
+    /// if it computes `start` inside its own check of it: the check holds it until it ends.
+    private static func mayGiveWay(_ waiting: Waiting, from start: any SyntheticNode) -> Bool {
+        guard mayLeave(waiting) else { return false }
+        let properties = waiting.progress.dependents
+        return properties.firstIndex(where: { $0 === start })
+            == properties.lastIndex(where: { $0 === start })
+    }
+
+    /// The wait a thread that gave way in a circle of waits owes (see
+    /// `wait(for:computedBy:mayGiveUp:)`): for `node`, before it computes `givenUp` again, the
+    /// outermost property it computed or checked in the circle.
     final class WayToGive {
         let node: any SyntheticNode
-        let computedBy: ObjectIdentifier
+        let givenUp: any SyntheticNode
 
-        init(node: any SyntheticNode, computedBy: ObjectIdentifier) {
+        init(node: any SyntheticNode, givenUp: any SyntheticNode) {
             self.node = node
-            self.computedBy = computedBy
+            self.givenUp = givenUp
         }
     }
 
-    /// Makes the wait this thread (`thread`) owes, if it gave way in a circle of waits (see
-    /// `wait(for:computedBy:mayGiveUp:)`), before it computes again the outermost property it
-    /// computed or checked in that circle, holding nothing of the circle. Returns false if it
-    /// stopped waiting because `mayGiveUp` and a check open on the thread was overtaken.
+    /// Whether this thread (`thread`) owes a wait before it computes `property` again: it gave
+    /// way in a circle of waits where `property` was the outermost it computed or checked (see
+    /// `wait(for:computedBy:mayGiveUp:)`). (Another property's retry does not make the wait: it
+    /// may be inside that one, which the thread still holds.)
     @usableFromInline
-    static func waitAfterGivingWay(on thread: ObjectIdentifier, mayGiveUp: Bool) -> Bool {
-        guard DependencyTracking.owesWait(on: thread),
-            let owed = DependencyTracking.takeOwedWait()
-        else { return true }
+    static func owesWait(givingUp property: any SyntheticNode, on thread: ObjectIdentifier) -> Bool
+    {
+        guard DependencyTracking.owesWait(on: thread), let owed = DependencyTracking.owedWait()
+        else { return false }
+        return unsafeDowncast(owed, to: WayToGive.self).givenUp === property
+    }
+
+    /// Makes the wait this thread owes (see `owesWait(givingUp:on:)`), once it let go of the
+    /// property it gave up. Returns false if it stopped waiting because `mayGiveUp` and a check
+    /// open on the thread was overtaken.
+    @usableFromInline
+    static func waitAfterGivingWay(mayGiveUp: Bool) -> Bool {
+        guard let owed = DependencyTracking.takeOwedWait() else { return true }
         let way = unsafeDowncast(owed, to: WayToGive.self)
-        return wait(for: way.node, computedBy: way.computedBy, mayGiveUp: mayGiveUp) != .gaveUp
+        return wait(for: way.node, mayGiveUp: mayGiveUp, isOwed: true) != .gaveUp
     }
 }

@@ -12,7 +12,8 @@ protocol SyntheticNode: AnyObject, Dependent, DependencySource, PropagationWork 
     /// began (see `SyntheticState.checkWasOvertaken`).
     var checkWasOvertaken: Bool { get }
     /// Whether a thread checks or computes the property, and it was invalidated or set since
-    /// that began (see `SyntheticState.wasOvertaken`).
+    /// that began (since the evaluation began, for one inside the thread's own check; see
+    /// `SyntheticState.wasOvertaken`).
     var wasOvertaken: Bool { get }
     /// Whether there is a cached value (valid or not).
     var hasValue: Bool { get }

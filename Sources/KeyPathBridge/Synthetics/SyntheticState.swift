@@ -242,17 +242,15 @@ struct SyntheticState {
         return (retry, !retry && enqueueIfObserved())
     }
 
-    /// Gives up the evaluation that `finishChecking` just started (`evaluateAgain`), before it ran:
-    /// the thread gave way in a circle of waits (see `SyntheticCycle.wait(for:computedBy:mayGiveUp:)`),
-    /// and leaves the property for any thread to compute. Returns false if the thread computes
-    /// it inside its own check, which goes on holding it: then it computes it at once.
+    /// Gives up the evaluation that `finishChecking` just started (`evaluateAgain`), before it
+    /// ran: the thread gave way in a circle of waits (see
+    /// `SyntheticCycle.wait(for:computedBy:mayGiveUp:)`), and leaves the property for any thread
+    /// to compute.
     @usableFromInline
-    mutating func giveUpBeforeEvaluating() -> Bool {
-        guard !isChecking else { return false }
+    mutating func giveUpBeforeEvaluating() {
         computingThread = nil
-        // What a check found decides nothing now (unless a set made the property valid).
+        // What the check found decides nothing (unless a set made the property valid).
         if freshness != .valid { freshness = .invalid }
-        return true
     }
 
     /// Gives up computing (the owner died): the next read tries again.

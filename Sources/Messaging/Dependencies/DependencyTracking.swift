@@ -228,6 +228,11 @@ package enum DependencyTracking {
         ThreadContext.with(thread) { $0.owedWait != nil }
     }
 
+    /// The wait this thread owes, if any (see ``oweWait(_:)``).
+    package static func owedWait() -> AnyObject? {
+        ThreadContext.withThisThread { $0.owedWait }
+    }
+
     /// Takes the wait this thread owes, if any (see ``oweWait(_:)``).
     package static func takeOwedWait() -> AnyObject? {
         ThreadContext.withThisThread { context in
