@@ -338,6 +338,31 @@ struct SyntheticSwitchedEvaluationConcurrencyTests {
         #expect(model.p == 2)  // s = base = 1
     }
 
+    /// Found by the adversarial round: a reader computes `r[0]`, and inside it every `r[i]`
+    /// (flag true), held in the last, whose previous evaluation (flag false) read `r[0]`: what
+    /// the properties read last forms a ring, all of it computing. Two writers mark it at once
+    /// (through v0 and v1): each marking found the other's identity in every property's
+    /// `toldInMarking`, and they chased each other round the ring until the stack overflowed.
+    @Test("threads: two markings at once round a ring of computing properties end")
+    func concurrentMarkingsAroundARingEnd() {
+        let count = 200
+        let model = LongRing(count: count)
+        #expect(model.r[count - 1].value == 2)  // the last read r[0]
+        model.flag = true
+        let box = UncheckedBox(model)
+        model.gate.hold.store(true, ordering: .sequentiallyConsistent)
+        let reader = JoinableThread { _ = box.value.r[0].value }
+        model.gate.entered.wait()
+        concurrently(threads: 2) { index in
+            for _ in 0..<1_000 {
+                if index == 0 { box.value.v0 += 1 } else { box.value.v1 += 1 }
+            }
+        }
+        model.gate.open()
+        reader.join()
+        #expect(model.r[0].value == count)
+    }
+
     /// `Switching` with `p` = `s` + 1 = 2 and `s` = base = 1 computed, then base 5 (`s` invalid)
     /// and `p` invalidated: the next read of `p` computes it, and `s` if no other thread does.
     static func computedOnce() -> Switching {
@@ -586,4 +611,31 @@ final class LateRing: @unchecked Sendable {
     })
     var p: Int
     @Synthetic({ (m: LateRing) in m.flag ? m.p : m.base }) var s: Int
+}
+
+/// A ring of `count` properties: flag true: `r[i]` = `r[i+1]` + 1 and the last = base; flag
+/// false: the last = `r[0]` + 1, the others base. Each `r[i]` also reads `v[i % 2]`. The last
+/// can be held at a gate after it read flag.
+final class LongRing: @unchecked Sendable {
+    @ObservableVar var flag = false
+    @ObservableVar var v0 = 0
+    @ObservableVar var v1 = 0
+    @ObservableVar var base = 1
+    let gate = HoldingGate()
+    var r: [Synthetic<LongRing, Int>] = []
+
+    init(count: Int) {
+        for i in 0..<count {
+            r.append(
+                Synthetic(owner: self, name: "r\(i)") { (m: LongRing) in
+                    _ = i % 2 == 0 ? m.v0 : m.v1
+                    let flag = m.flag
+                    if i == count - 1 {
+                        m.gate.pass()
+                        return flag ? m.base : m.r[0].value + 1
+                    }
+                    return flag ? m.r[i + 1].value + 1 : m.base
+                })
+        }
+    }
 }

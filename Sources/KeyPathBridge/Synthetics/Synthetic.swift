@@ -731,8 +731,14 @@ extension Synthetic: SyntheticNode {
                 definitely: definitely, marking: marking, setsOverStale: sets)
             return (action, self.setter)
         }
+        var dependents = action.dependents
+        if _slowPath(action.retells),
+            !DependencyTracking.firstRetelling(by: ObjectIdentifier(self), in: marking)
+        {
+            dependents = nil
+        }
         return SourceChange(
-            dependents: action.dependents, mustPropagate: action.enqueue, released: setter)
+            dependents: dependents, mustPropagate: action.enqueue, released: setter)
     }
 
     @usableFromInline package func addDependent(_ dependent: any Dependent) {

@@ -267,6 +267,8 @@ struct SyntheticState {
         var dependents: DependentList?
         /// Queue the property for propagation (it is observed).
         var enqueue = false
+        /// The dependents are told again though the property was stale (see `mark`).
+        var retells = false
     }
 
     /// A change upstream, in the marking `marking` (see `Dependent.sourceChanged`): `definitely`
@@ -287,10 +289,13 @@ struct SyntheticState {
         // or a set made a property valid since, which may be one of them. Once per marking: one
         // that reaches the property again (where what properties read last forms a circle,
         // which switched dependencies and sets allow) stops here.
+        // (Two markings at once would each find the other's in `toldInMarking`: a stale
+        // property that tells again asks the marking thread too; see `retells`.)
         if toldInMarking != marking,
             wasValid || computingThread != nil || toldAtSetsOverStale != setsOverStale
         {
             action.dependents = dependents
+            action.retells = !wasValid
             toldInMarking = marking
             toldAtSetsOverStale = setsOverStale
         }

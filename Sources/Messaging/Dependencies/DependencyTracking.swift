@@ -214,6 +214,24 @@ package enum DependencyTracking {
         if mustPropagate { propagateQueuedWork() }
     }
 
+    /// Whether `dependent` tells its dependents again, while stale, for the first time in
+    /// `marking`, which runs on this thread. A dependent tells them at most once per marking
+    /// (it remembers the last marking that reached it), so that marking ends where what
+    /// properties read last forms a circle; but two markings that go round such a circle at
+    /// once, each reaching the properties the other just reached, would never find their own:
+    /// a stale dependent that tells again asks this first.
+    package static func firstRetelling(by dependent: ObjectIdentifier, in marking: UInt64)
+        -> Bool
+    {
+        ThreadContext.withThisThread { context in
+            if context.retoldIn != marking {
+                context.retold.removeAll(keepingCapacity: true)
+                context.retoldIn = marking
+            }
+            return context.retold.insert(dependent).inserted
+        }
+    }
+
     /// Records a wait this thread owes before it next computes a property, `wait` (what it is is
     /// the caller's: KeyPathBridge's `SyntheticCycle` records one when the thread gives way in a
     /// circle of waits). Dropped when the outermost refresh ends.
@@ -533,6 +551,11 @@ final class ThreadContext {
     func endMarking(_ outer: UInt64) {
         marking = outer
     }
+
+    /// The dependents that told their own dependents again in the marking `retoldIn`, while
+    /// stale (see `DependencyTracking.firstRetelling(by:in:)`).
+    @exclusivity(unchecked) var retold: Set<ObjectIdentifier> = []
+    @exclusivity(unchecked) var retoldIn: UInt64 = 0
 
     private func takeMarkingBlock() {
         let block = Self.markingBlocks.wrappingAdd(1, ordering: .relaxed).oldValue
