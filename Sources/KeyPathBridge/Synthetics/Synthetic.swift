@@ -731,14 +731,13 @@ extension Synthetic: SyntheticNode {
                 definitely: definitely, marking: marking, setsOverStale: sets)
             return (action, self.setter)
         }
-        var dependents = action.dependents
-        if _slowPath(action.retells),
+        guard _slowPath(action.retells),
             !DependencyTracking.firstRetelling(by: ObjectIdentifier(self), in: marking)
-        {
-            dependents = nil
+        else {
+            return SourceChange(
+                dependents: action.dependents, mustPropagate: action.enqueue, released: setter)
         }
-        return SourceChange(
-            dependents: dependents, mustPropagate: action.enqueue, released: setter)
+        return SourceChange(dependents: nil, mustPropagate: action.enqueue, released: setter)
     }
 
     @usableFromInline package func addDependent(_ dependent: any Dependent) {
