@@ -186,7 +186,8 @@ enum SyntheticCycle {
         case leftCircle
     }
 
-    /// Waits until `node`, which `other` is computing, is no longer computed by it. If `other`
+    /// Waits until `node`, which `other` is computing, is no longer computed (`other` names
+    /// the thread for this description; the wait reads `node`'s state). If `other`
     /// waits (through other threads) for a property this thread is computing, that is a cycle
     /// spread over threads, reported instead of waiting forever, unless the circle may be one
     /// of dependencies that switched: a property of the circle was overtaken (see

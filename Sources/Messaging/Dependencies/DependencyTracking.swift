@@ -32,9 +32,10 @@ package protocol Dependent: PropagationWork {
     /// it only through ``DependencyTracking``).
     ///
     /// `marking` identifies the marking (one change's, from its source down): unique in the
-    /// process, the same for every dependent it reaches. A dependent tells its own dependents at
-    /// most once per marking, so that marking ends where what properties read last forms a
-    /// circle.
+    /// process, the same for every dependent it reaches. A dependent tells its own dependents
+    /// once per marking (at most once more if it was valid when first reached and another
+    /// marking reached it since), so that marking ends where what properties read last forms a
+    /// circle (see ``DependencyTracking/firstRetelling(by:in:)``).
     func sourceChanged(definitely: Bool, marking: UInt64) -> SourceChange
 }
 
@@ -215,26 +216,34 @@ package enum DependencyTracking {
     }
 
     /// Whether `dependent` tells its dependents again, while stale, for the first time in
-    /// `marking`, which runs on this thread. A dependent tells them at most once per marking
-    /// (it remembers the last marking that reached it), so that marking ends where what
-    /// properties read last forms a circle; but two markings that go round such a circle at
-    /// once, each reaching the properties the other just reached, would never find their own:
-    /// a stale dependent that tells again asks this first.
+    /// `marking`, which runs on this thread. A dependent tells them once per marking (it
+    /// remembers the last marking that reached it), so that marking ends where what properties
+    /// read last forms a circle; but two markings that go round such a circle at once, each
+    /// reaching the properties the other just reached, would never find their own: a stale
+    /// dependent that tells again asks this first. (A marking started inside another, by a
+    /// deinit that a release during marking runs, clears what the outer one recorded: the
+    /// outer one may tell some dependents once more, no more.)
     package static func firstRetelling(by dependent: ObjectIdentifier, in marking: UInt64)
         -> Bool
     {
         ThreadContext.withThisThread { context in
             if context.retoldIn != marking {
-                context.retold.removeAll(keepingCapacity: true)
+                // A large marking's set is not kept for the thread's whole life.
+                if context.retold.capacity > 256 {
+                    context.retold = []
+                } else {
+                    context.retold.removeAll(keepingCapacity: true)
+                }
                 context.retoldIn = marking
             }
             return context.retold.insert(dependent).inserted
         }
     }
 
-    /// Records a wait this thread owes before it next computes a property, `wait` (what it is is
-    /// the caller's: KeyPathBridge's `SyntheticCycle` records one when the thread gives way in a
-    /// circle of waits). Dropped when the outermost refresh ends.
+    /// Records a wait this thread owes, `wait` (what it is is the caller's: KeyPathBridge's
+    /// `SyntheticCycle` records one when the thread gives way in a circle of waits, to make
+    /// before it computes again the property it gave up). Dropped when the outermost refresh
+    /// ends.
     package static func oweWait(_ wait: AnyObject) {
         ThreadContext.withThisThread { $0.owedWait = wait }
     }
@@ -515,8 +524,7 @@ final class ThreadContext {
     /// How many circles of reads the thread left since its outermost refresh began (see
     /// `ThreadProgress.mayLeaveCircle`).
     @exclusivity(unchecked) var leftCircles = 0
-    /// A wait the thread owes before it next computes a property (see
-    /// `DependencyTracking.oweWait(_:)`).
+    /// A wait the thread owes (see `DependencyTracking.oweWait(_:)`).
     @exclusivity(unchecked) var owedWait: AnyObject?
     /// What marking under a source's lock loaded, released after unlocking (see
     /// `markWhileLocked`).
@@ -534,8 +542,9 @@ final class ThreadContext {
     private static let markingBlockSize: UInt64 = 1_024
 
     /// Starts a marking (with an identity no other has, taken from this thread's block),
-    /// until `endMarking(_:)`, to which it returns what to pass. (A marking runs nothing that
-    /// could start another, but one that did would have an identity of its own.)
+    /// until `endMarking(_:)`, to which it returns what to pass. (A marking runs no user code,
+    /// but a release during it may run a deinit that starts another: that one has an identity
+    /// of its own.)
     @inline(__always)
     func beginMarking() -> UInt64 {
         if _slowPath(markingsLeft == 0) { takeMarkingBlock() }
