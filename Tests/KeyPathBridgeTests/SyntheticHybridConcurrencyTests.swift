@@ -114,8 +114,9 @@ struct SyntheticStateCheckTests {
         }
     }
 
-    /// A state checked by `thread` after a value was computed and a synthetic source marked.
-    private static func checking(by thread: ObjectIdentifier) -> (SyntheticState, UInt64)? {
+    /// A state checked by `thread` after a value was computed and a synthetic source marked,
+    /// and the marks the check began at.
+    static func checking(by thread: ObjectIdentifier) -> (SyntheticState, UInt64)? {
         var state = SyntheticState()
         _ = state.beginRead(by: thread)
         _ = state.finishEvaluation(changed: true, marks: 0)

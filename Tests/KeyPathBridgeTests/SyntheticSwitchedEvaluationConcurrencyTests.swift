@@ -379,16 +379,9 @@ struct SyntheticStateTaintTests {
     final class Token {}
 
     /// Found by the adversarial round (see `evaluationInsideAnOvertakenCheckIsNotOvertaken`).
-    @Test func anEvaluationInsideAnOvertakenCheckIsOvertakenOnlyByWhatFollows() {
-        var state = SyntheticState()
+    @Test func anEvaluationInsideAnOvertakenCheckIsOvertakenOnlyByWhatFollows() throws {
         let thread = ObjectIdentifier(Token())
-        _ = state.beginRead(by: thread)
-        _ = state.finishEvaluation(changed: true, marks: 0)
-        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
-        guard case .check = state.beginRead(by: thread) else {
-            Issue.record("expected a check")
-            return
-        }
+        var (state, _) = try #require(SyntheticStateCheckTests.checking(by: thread))
         _ = state.mark(definitely: true, marking: 2, setsOverStale: 0)
         #expect(state.checkWasOvertaken)
         #expect(state.wasOvertaken)
@@ -472,16 +465,9 @@ struct SyntheticStateTaintTests {
     /// A thread that gave way (see `circleWhoseOvertakenThreadCannotLeaveIsLeftByTheOther`)
     /// gives up the evaluation its tainted check started (`evaluateAgain`): the property is
     /// left to compute.
-    @Test func anEvaluationGivenUpBeforeItRunsLeavesThePropertyToCompute() {
-        var state = SyntheticState()
+    @Test func anEvaluationGivenUpBeforeItRunsLeavesThePropertyToCompute() throws {
         let thread = ObjectIdentifier(Token())
-        _ = state.beginRead(by: thread)
-        _ = state.finishEvaluation(changed: true, marks: 0)
-        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
-        guard case .check(let marks) = state.beginRead(by: thread) else {
-            Issue.record("expected a check")
-            return
-        }
+        var (state, marks) = try #require(SyntheticStateCheckTests.checking(by: thread))
         state.taint(retry: true)
         guard case .evaluateAgain = state.finishChecking(sourceMoved: false, marks: marks) else {
             Issue.record("a tainted check must compute")
@@ -498,16 +484,9 @@ struct SyntheticStateTaintTests {
         #expect(state.computingThread == other)
     }
 
-    @Test func aTaintedCheckComputes() {
-        var state = SyntheticState()
+    @Test func aTaintedCheckComputes() throws {
         let thread = ObjectIdentifier(Token())
-        _ = state.beginRead(by: thread)
-        _ = state.finishEvaluation(changed: true, marks: 0)
-        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
-        guard case .check(let marks) = state.beginRead(by: thread) else {
-            Issue.record("expected a check")
-            return
-        }
+        var (state, marks) = try #require(SyntheticStateCheckTests.checking(by: thread))
         state.taint(retry: true)
         guard case .evaluateAgain = state.finishChecking(sourceMoved: false, marks: marks) else {
             Issue.record("a tainted check must compute")
@@ -519,16 +498,9 @@ struct SyntheticStateTaintTests {
         #expect(state.freshness == .valid)
     }
 
-    @Test func aTaintedCheckLeftUndoneForgetsTheTaint() {
-        var state = SyntheticState()
+    @Test func aTaintedCheckLeftUndoneForgetsTheTaint() throws {
         let thread = ObjectIdentifier(Token())
-        _ = state.beginRead(by: thread)
-        _ = state.finishEvaluation(changed: true, marks: 0)
-        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
-        guard case .check(let marks) = state.beginRead(by: thread) else {
-            Issue.record("expected a check")
-            return
-        }
+        var (state, marks) = try #require(SyntheticStateCheckTests.checking(by: thread))
         state.taint(retry: false)
         guard
             case .leftUndone = state.finishInterruptedCheck(
