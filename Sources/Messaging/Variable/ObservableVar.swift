@@ -17,16 +17,23 @@
 public struct ObservableVar<Value> {
     /// The variable behind the property.
     public let projectedValue: Variable<Value>
+    /// The variable again, as a trivial value: a read loads it without retaining the variable.
+    @usableFromInline let unretained: Unmanaged<Variable<Value>>
 
     /// The variable's current value.
+    @inlinable
     public var wrappedValue: Value {
-        get { projectedValue.value }
+        // Not retained for the read: the owner, which the caller holds, holds the wrapper, whose
+        // variable is a constant, and a read runs no code of the user's that could replace the
+        // wrapper (a retain and a release of the variable, atomic, on every read).
+        get { unretained._withUnsafeGuaranteedRef { $0.value } }
         nonmutating set { projectedValue.value = newValue }
     }
 
     /// Wraps a new variable holding `wrappedValue`.
     public init(wrappedValue: Value) {
         projectedValue = Variable(wrappedValue)
+        unretained = Unmanaged.passUnretained(projectedValue)
     }
 
     /// Wraps a new variable holding `wrappedValue` (with the change check specialized for an
@@ -34,6 +41,7 @@ public struct ObservableVar<Value> {
     @inlinable
     public init(wrappedValue: Value) where Value: Equatable & SendableMetatype {
         projectedValue = Variable(wrappedValue)
+        unretained = Unmanaged.passUnretained(projectedValue)
     }
 }
 
@@ -50,5 +58,6 @@ extension ObservableVar: Decodable where Value: Decodable {
     /// Decodes the plain value (or SwiftObserver's keyed form, as ``Variable`` does).
     public init(from decoder: any Decoder) throws {
         projectedValue = try Variable(from: decoder)
+        unretained = Unmanaged.passUnretained(projectedValue)
     }
 }
