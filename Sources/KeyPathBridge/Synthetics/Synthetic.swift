@@ -506,9 +506,18 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         // This thread computes: the frame is its own until the evaluation ends.
         frame.begin()
         evaluations.add(1, ordering: .relaxed)
-        let value = DependencyTracking.withFrame(frame, on: thread) {
-            if let reader { compute(reader) } else { compute(owner.unsafelyUnwrapped) }
+        // The owner is not retained for the call (an atomic retain and release per evaluation):
+        // the caller holds `reader`, and `owner` lives until the end of this method.
+        let from: Unmanaged<Owner>
+        if let reader {
+            from = Unmanaged.passUnretained(reader)
+        } else {
+            from = Unmanaged.passUnretained(owner.unsafelyUnwrapped)
         }
+        let value = DependencyTracking.withFrame(frame, on: thread) {
+            from._withUnsafeGuaranteedRef(compute)
+        }
+        withExtendedLifetime(owner) {}
         // Stop depending on what is no longer read while still computing: no other evaluation
         // of this property can subscribe to it meanwhile (and lose that to this late removal).
         for link in frame.finish() { link.source.removeDependent(ObjectIdentifier(self)) }
