@@ -229,13 +229,18 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Synthetic<Owner, Value>>
     ) -> Value {
         get {
-            let property = owner[keyPath: storageKeyPath]
-            // No key path is used here, so none is made on each read: the name comes from
-            // reflection.
-            if _slowPath(!property.isBound.load(ordering: .acquiring)) {
-                property.bindSlowly(to: owner, name: nil)
+            // Not retained for the read (an atomic retain and release on every read): the owner,
+            // which the caller holds, holds it, in storage that only the owner's own code could
+            // replace (`_name`, which it must not do while the property is read).
+            Unmanaged.passUnretained(owner[keyPath: storageKeyPath])._withUnsafeGuaranteedRef {
+                property in
+                // No key path is used here, so none is made on each read: the name comes from
+                // reflection.
+                if _slowPath(!property.isBound.load(ordering: .acquiring)) {
+                    property.bindSlowly(to: owner, name: nil)
+                }
+                return property.value(readThrough: owner)
             }
-            return property.value(readThrough: owner)
         }
         set {
             let property = owner[keyPath: storageKeyPath]
@@ -349,7 +354,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             frame.record(self) { property in
                 unsafeDowncast(property, to: Synthetic.self).refreshedVersion()
             }
-            let value = refreshedValue(readThrough: reader, version: &version)
+            let value = refresh(readThrough: reader, version: &version, forCheck: false)
+                .unsafelyUnwrapped
             frame.recordVersion(version)
             return value
         }
