@@ -240,6 +240,15 @@ struct SyntheticLifetimeAttackTests {
         }
     }
 
+    @Test("a function that replaces its own property's storage does not free it under the read")
+    func storageReplacedInsideCompute() {
+        // The getter holds the property while it reads it: the function is the owner's code.
+        let replacer = LAStorageReplacer()
+        #expect(replacer.value == 1)
+        #expect(replacer.replacedWhileAlive == true)
+        #expect(replacer.value == 2)  // the new property
+    }
+
     // MARK: Synthetics dying while queued, observed, or telling
 
     @Test("an observer of the variable drops the owner whose observed property is queued")
@@ -671,5 +680,19 @@ struct SyntheticLifetimeAttackTests {
             #expect(heard.elements.last(where: { $0.hasPrefix("a") }) == "a:6")
             #expect(heard.elements.last(where: { $0.hasPrefix("b") }) == "b:9")
         }
+    }
+}
+
+/// An owner whose function replaces the property's own storage (`_value`, which the owner's code
+/// may assign), and records whether the replaced property was still alive right after.
+private final class LAStorageReplacer {
+    var replacedWhileAlive: Bool?
+    @Synthetic({ (replacer: LAStorageReplacer) in replacer.replaceStorage() }) var value: Int
+
+    func replaceStorage() -> Int {
+        weak let replaced = _value
+        _value = Synthetic { _ in 2 }
+        replacedWhileAlive = replaced != nil
+        return 1
     }
 }

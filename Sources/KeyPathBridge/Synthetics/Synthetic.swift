@@ -231,18 +231,15 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Synthetic<Owner, Value>>
     ) -> Value {
         get {
-            // Not retained for the read (an atomic retain and release on every read): the owner,
-            // which the caller holds, holds it, in storage that only the owner's own code could
-            // replace (`_name`, which it must not do while the property is read).
-            Unmanaged.passUnretained(owner[keyPath: storageKeyPath])._withUnsafeGuaranteedRef {
-                property in
-                // No key path is used here, so none is made on each read: the name comes from
-                // reflection.
-                if _slowPath(!property.isBound.load(ordering: .acquiring)) {
-                    property.bindSlowly(to: owner, name: nil)
-                }
-                return property.value(readThrough: owner)
+            // Retained for the read: the function it may run is the owner's code, which could
+            // replace the storage (`_name`) meanwhile.
+            let property = owner[keyPath: storageKeyPath]
+            // No key path is used here, so none is made on each read: the name comes from
+            // reflection.
+            if _slowPath(!property.isBound.load(ordering: .acquiring)) {
+                property.bindSlowly(to: owner, name: nil)
             }
+            return property.value(readThrough: owner)
         }
         set {
             let property = owner[keyPath: storageKeyPath]
