@@ -23,9 +23,9 @@ public struct ObservableVar<Value> {
     /// The variable's current value.
     @inlinable
     public var wrappedValue: Value {
-        // Not retained for the read: the owner, which the caller holds, holds the wrapper, whose
-        // variable is a constant, and a read runs no code of the user's that could replace the
-        // wrapper (a retain and a release of the variable, atomic, on every read).
+        // The variable is not retained for the read, which saves two atomic operations: the
+        // caller holds the owner, the owner holds the wrapper, whose variable is a constant,
+        // and a read runs no user code that could replace the wrapper.
         get { unretained._withUnsafeGuaranteedRef { $0.value } }
         nonmutating set { projectedValue.value = newValue }
     }
