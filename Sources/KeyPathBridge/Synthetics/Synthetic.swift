@@ -353,6 +353,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             frame.record(self) { property in
                 unsafeDowncast(property, to: Synthetic.self).refreshedVersion()
             }
+            // `refreshedValue(readThrough:version:)` without its call: a stack frame fewer per
+            // level of a chain in a debug build (about 80 bytes of 4,200).
             let value = refresh(readThrough: reader, version: &version, forCheck: false)
                 .unsafelyUnwrapped
             frame.recordVersion(version)
