@@ -513,7 +513,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         // This thread computes: the frame is its own until the evaluation ends.
         frame.begin()
         // The owner is not retained for the call (an atomic retain and release per evaluation):
-        // the caller holds `reader`, and `owner` lives until the end of this method.
+        // the caller holds `reader`, and `owner` lives until the end of this method. (Not
+        // `reader ?? owner!`: that copies the reference, and the copy is retained.)
         let from: Unmanaged<Owner>
         if let reader {
             from = Unmanaged.passUnretained(reader)
