@@ -1,5 +1,6 @@
-// The runtime functions declared in include/RuntimeShims.h are the Swift runtime's; the one
-// thing defined here is the thread-local variable.
+// The runtime functions declared in include/RuntimeShims.h are the Swift runtime's; the
+// things defined here are the two thread-local variables.
 #include "RuntimeShims.h"
 
 _Thread_local void *_Nullable herald_thread_context_storage = 0;
+_Thread_local void *_Nullable herald_thread_top_frame_storage = 0;

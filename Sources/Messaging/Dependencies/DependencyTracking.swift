@@ -74,7 +74,8 @@ package protocol PropagationWork: AnyObject {
 /// Reads recorded as dependencies, and the propagation of changes to what depends on them.
 ///
 /// A read of a Herald property (a variable, a collection) calls ``recordRead(of:)``, which costs
-/// one relaxed atomic load while no evaluation is open on any thread. An evaluation opens a frame
+/// a load of a thread-local variable while no evaluation is open on the thread. An evaluation
+/// opens a frame
 /// on its thread with ``withFrame(_:on:_:)``; reads on that thread then go to the frame. (Reads
 /// on other threads that the evaluation starts are not recorded.)
 ///
@@ -85,30 +86,26 @@ package protocol PropagationWork: AnyObject {
 /// pass, however many sources the work depends on, and never inside an evaluation.
 @usableFromInline
 package enum DependencyTracking {
-    /// How many evaluation frames are open, on all threads.
-    @usableFromInline static let openFrames = Atomic<Int>(0)
-
     /// Records a read of `source` in this thread's open evaluation, if there is one.
     @inlinable @inline(__always)
     package static func recordRead(of source: @autoclosure () -> any DependencySource) {
-        if _slowPath(openFrames.load(ordering: .relaxed) != 0) {
+        if _slowPath(herald_thread_top_frame() != nil) {
             recordReadInFrame(of: source())
         }
     }
 
     @usableFromInline
     static func recordReadInFrame(of source: any DependencySource) {
-        ThreadContext.withCurrent { context in
-            context.top?._withUnsafeGuaranteedRef { $0.recordRead(of: source) }
-        }
+        currentFrame?._withUnsafeGuaranteedRef { $0.recordRead(of: source) }
     }
 
     /// The innermost evaluation frame open on this thread, if any, unretained: it stays alive
     /// while it is open, that is, until the caller returns to the evaluation that opened it.
-    @usableFromInline
+    /// (A thread-local variable holds it, besides the thread's context: a read of a property
+    /// finds it with one load, and an evaluation opens it with no atomic operation.)
+    @inlinable
     package static var currentFrame: Unmanaged<EvaluationFrame>? {
-        guard openFrames.load(ordering: .relaxed) != 0 else { return nil }
-        return ThreadContext.withCurrent { $0.top }
+        herald_thread_top_frame().map { Unmanaged<EvaluationFrame>.fromOpaque($0) }
     }
 
     /// Runs `body` with `frame` open on `thread` (this thread, as ``beginRefresh()`` returned
@@ -120,12 +117,10 @@ package enum DependencyTracking {
         try ThreadContext.with(thread) { context in
             frame.parent = context.top
             // Not retained: the caller keeps `frame` alive until this returns.
-            context.top = Unmanaged.passUnretained(frame)
-            openFrames.add(1, ordering: .relaxed)
+            context.setTop(Unmanaged.passUnretained(frame))
             defer {
-                context.top = frame.parent
+                context.setTop(frame.parent)
                 frame.parent = nil
-                openFrames.subtract(1, ordering: .relaxed)
             }
             return try body()
         }
@@ -169,21 +164,13 @@ package enum DependencyTracking {
     ) rethrows -> Result {
         let saved = ThreadContext.Section(top: context.top, checking: context.checking)
         guard saved.top != nil || saved.checking != nil else { return try body() }
-        var depth = 0
-        var next = saved.top
-        while let frame = next {
-            depth += 1
-            next = frame.takeUnretainedValue().parent
-        }
         context.hidden.append(saved)
-        context.top = nil
+        context.setTop(nil)
         context.checking = nil
-        openFrames.subtract(depth, ordering: .relaxed)
         defer {
             context.hidden.removeLast()
-            context.top = saved.top
+            context.setTop(saved.top)
             context.checking = saved.checking
-            openFrames.add(depth, ordering: .relaxed)
         }
         return try body()
     }
@@ -503,9 +490,17 @@ package final class DependentList: @unchecked Sendable {
 /// What one thread keeps for dependency tracking: its open frames and its queued propagation.
 /// Used by its thread only, so its properties need no exclusivity checks at run time.
 final class ThreadContext {
-    /// The innermost open frame (the others are its parents).
+    /// The innermost open frame (the others are its parents), set with `setTop(_:)`.
     /// Not retained: an open frame is kept alive by the evaluation that opened it.
-    @exclusivity(unchecked) var top: Unmanaged<EvaluationFrame>?
+    @exclusivity(unchecked) private(set) var top: Unmanaged<EvaluationFrame>?
+
+    /// Makes `frame` the innermost open frame, here and in the thread-local variable that reads
+    /// look it up in (see `DependencyTracking.currentFrame`). Only on the thread itself.
+    @inline(__always)
+    func setTop(_ frame: Unmanaged<EvaluationFrame>?) {
+        top = frame
+        herald_set_thread_top_frame(frame?.toOpaque())
+    }
     /// The frame of the innermost property being checked (the others are its `checkParent`s).
     /// Not retained, as `top`.
     @exclusivity(unchecked) var checking: Unmanaged<EvaluationFrame>?
@@ -613,14 +608,6 @@ final class ThreadContext {
     static var current: ThreadContext? {
         guard let pointer = herald_thread_context() else { return nil }
         return Unmanaged<ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
-    }
-
-    /// `body` applied to this thread's context, if it has made one, without retaining it (it
-    /// lives as long as its thread): for the reads recorded during evaluations.
-    @inline(__always)
-    static func withCurrent<Result>(_ body: (ThreadContext) -> Result?) -> Result? {
-        guard let pointer = herald_thread_context() else { return nil }
-        return Unmanaged<ThreadContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
     /// `body` applied to this thread's context (made on first use), without retaining it.

@@ -1,6 +1,6 @@
 // What Herald's Swift code needs from C: two entry points of the Swift runtime that Swift code
-// may not name (their names are reserved to the runtime), and a thread-local variable (Swift has
-// none).
+// may not name (their names are reserved to the runtime), and two thread-local variables (Swift
+// has none).
 #ifndef HERALD_RUNTIME_SHIMS_H
 #define HERALD_RUNTIME_SHIMS_H
 
@@ -30,6 +30,22 @@ static inline void *_Nullable herald_thread_context(void) {
 /// Stores the calling thread's context (NULL when the thread lets it go).
 static inline void herald_set_thread_context(void *_Nullable context) {
     herald_thread_context_storage = context;
+}
+
+/// The calling thread's innermost open evaluation frame (Messaging's `EvaluationFrame`,
+/// unretained), or NULL if none is open: what a read of a Herald property checks. A copy of its
+/// context's `top`, which other threads may read (for a cycle's message) and this may not.
+/// Defined in RuntimeShims.c.
+extern _Thread_local void *_Nullable herald_thread_top_frame_storage;
+
+/// The calling thread's innermost open evaluation frame, or NULL.
+static inline void *_Nullable herald_thread_top_frame(void) {
+    return herald_thread_top_frame_storage;
+}
+
+/// Stores the calling thread's innermost open evaluation frame (NULL when none is open).
+static inline void herald_set_thread_top_frame(void *_Nullable frame) {
+    herald_thread_top_frame_storage = frame;
 }
 
 #endif
