@@ -298,13 +298,18 @@ package enum DependencyTracking {
     /// loaded is kept alive, and the work it queued is set apart, until ``takeMarkedWork(on:)``
     /// after unlocking: a last reference must not be released under the source's lock.
     /// Returns this thread's identity (for ``takeMarkedWork(on:)``).
+    ///
+    /// `dependents` is not retained: the source's lock, which the caller holds, keeps it.
     @usableFromInline
-    package static func markWhileLocked(_ dependents: DependentList) -> ObjectIdentifier {
+    package static func markWhileLocked(_ dependents: Unmanaged<DependentList>) -> ObjectIdentifier
+    {
         ThreadContext.withThisThread { context in
             context.markedFrom = context.queued.count
             let outer = context.beginMarking()
             defer { context.endMarking(outer) }
-            mark(dependents, definitely: true, in: context, keepingAlive: true)
+            dependents._withUnsafeGuaranteedRef {
+                mark($0, definitely: true, in: context, keepingAlive: true)
+            }
             return ObjectIdentifier(context)
         }
     }

@@ -647,8 +647,10 @@ extension MessengerCore: DependencySource {
     /// Returns this thread's identity, for ``handOverMarkedWork(markedOn:)``.
     @usableFromInline
     func markDependentsWhileLocked() -> ObjectIdentifier? {
-        guard let dependents else { return nil }
-        return DependencyTracking.markWhileLocked(dependents)
+        guard dependents != nil else { return nil }
+        // Not retained for the marking (an atomic retain and release per change): the caller
+        // holds the lock, without which the list is not replaced.
+        return DependencyTracking.markWhileLocked(.passUnretained(dependents.unsafelyUnwrapped))
     }
 
     /// After `markDependentsWhileLocked()`, once unlocked, when another thread delivers: hands
