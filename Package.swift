@@ -12,7 +12,8 @@ let package = Package(
     ],
     targets: [
         // For Messaging: declares two Swift runtime functions (see NativeWeak) and defines the
-        // thread-local variable that finds each thread's dependency-tracking context.
+        // thread-local variables that find each thread's dependency-tracking context and its
+        // innermost open evaluation.
         .target(name: "RuntimeShims"),
         .target(name: "Messaging", dependencies: ["RuntimeShims"]),
         .target(name: "Transforms", dependencies: ["Messaging"]),

@@ -75,9 +75,8 @@ package protocol PropagationWork: AnyObject {
 ///
 /// A read of a Herald property (a variable, a collection) calls ``recordRead(of:)``, which costs
 /// a load of a thread-local variable while no evaluation is open on the thread. An evaluation
-/// opens a frame
-/// on its thread with ``withFrame(_:on:_:)``; reads on that thread then go to the frame. (Reads
-/// on other threads that the evaluation starts are not recorded.)
+/// opens a frame on its thread with ``withFrame(_:on:_:)``; reads on that thread then go to the
+/// frame. (Reads on other threads that the evaluation starts are not recorded.)
 ///
 /// A change marks what depends on the changed source (``Dependent/sourceChanged(definitely:)``)
 /// before the change is delivered, so that an observer of the source that reads a computed value
