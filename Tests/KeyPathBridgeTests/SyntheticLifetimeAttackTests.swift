@@ -681,6 +681,63 @@ struct SyntheticLifetimeAttackTests {
             #expect(heard.elements.last(where: { $0.hasPrefix("b") }) == "b:9")
         }
     }
+
+    // MARK: Owners dying before a value is stored
+
+    @Test("an observed property never stored, its owner dying in its evaluation, tells nothing")
+    func observedPropertyNeverStoredOutlivesItsOwner() {
+        let box = Box(LANeverStored())
+        let double = { () -> Synthetic<LANeverStored, Int> in
+            let owner = box.take()!
+            defer { box.put(owner) }
+            owner.hook.set { [unowned owner] in
+                owner.x = 2  // invalidates the running evaluation: its value is not stored
+                _ = box.take()  // the evaluation now holds the owner's last reference
+            }
+            return owner.$double
+        }()
+        let observer = TestObserver()
+        let heard = Recording<Int>()
+        // Evaluates for the first observer (not stored); the owner dies; the propagation the
+        // invalidation queued has no owner to compute from and no value: it tells nothing.
+        observer.observe(double) { heard.append($0.new) }
+        #expect(heard.elements.isEmpty)
+        #expect(!double.isValid)
+        #expect(double.evaluationCount == 1)
+    }
+
+    @Test("owners die on threads while other threads set what their observed properties read")
+    func observedOwnersDieWhileTheirSourceIsSet() {
+        final class Owner: @unchecked Sendable {
+            let source: Variable<Int>
+            let observer = TestObserver()
+            init(_ source: Variable<Int>) { self.source = source }
+            @Synthetic({ (o: Owner) in o.source.value + 1 }) var next: Int
+            @Synthetic({ (o: Owner) in o.next * 2 }) var twice: Int
+        }
+        let source = Variable(0)
+        let box = Box(Owner(source))
+        concurrently(threads: 4) { index in
+            for step in 0..<3_000 {
+                if index < 2 {
+                    let owner = Owner(source)
+                    owner.observer.observe(owner.$twice) { _ in }
+                    if step % 2 == 0 { box.put(owner) } else { _ = box.take() }
+                } else {
+                    // May hold the last reference to an owner while its work is queued.
+                    source.value = step * 4 + index
+                }
+            }
+        }
+        _ = box.take()
+        source.value = -1
+        let fresh = Owner(source)
+        let heard = Recording<Int>()
+        fresh.observer.observe(fresh.$twice) { heard.append($0.new) }
+        source.value = 5
+        #expect(fresh.twice == 12)
+        #expect(heard.elements == [12])
+    }
 }
 
 /// An owner whose function replaces the property's own storage (`_value`, which the owner's code
@@ -695,4 +752,15 @@ private final class LAStorageReplacer {
         replacedWhileAlive = replaced != nil
         return 1
     }
+}
+
+/// An owner whose function fires `hook` as it ends (once).
+private final class LANeverStored: @unchecked Sendable {
+    let hook = LAHook()
+    @ObservableVar var x = 1
+    @Synthetic({ (owner: LANeverStored) in
+        defer { owner.hook.fire() }
+        return owner.x * 2
+    })
+    var double: Int
 }

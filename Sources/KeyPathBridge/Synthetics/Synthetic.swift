@@ -677,13 +677,20 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// on behalf of the property, unless the value told is one a hybrid set stored for another.
     @inlinable
     func tellObservers() {
-        let stillObserved = core.lock.withLock { () -> Bool in
+        // The owner, held for the evaluation (which then need not load it): a propagation has
+        // no reader waiting for a value, so if the owner died before a value was ever stored
+        // (each evaluation so far invalidated while it ran), there is nothing to tell, where a
+        // read would stop the process for want of a value.
+        let (stillObserved, owner, hasValue) = core.lock.withLock {
+            () -> (Bool, Owner?, Bool) in
             state.isQueued = false
-            return state.isObserved
+            return (state.isObserved, self.owner.object, state.hasValue)
         }
         // Its last observer left since it was queued: it is lazy again.
-        guard stillObserved else { return }
-        _ = refreshedValue()
+        guard stillObserved, owner != nil || hasValue else { return }
+        var version: UInt64 = 0
+        _ = refreshedValue(readThrough: owner, version: &version)
+        withExtendedLifetime(owner) {}
         let rule = changeRule
         let setter = core.lock.withLock { () -> AnyAuthor? in
             defer { self.setter = nil }

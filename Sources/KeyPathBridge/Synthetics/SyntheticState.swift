@@ -27,7 +27,7 @@ enum Freshness: Equatable {
 struct SyntheticState {
     @usableFromInline var freshness = Freshness.invalid
     /// Whether there is a cached value (valid or not).
-    var hasValue = false
+    @usableFromInline var hasValue = false
     /// Whether a thread checks the property, rather than computing it, if one does (it may then
     /// also compute it inside the check: see `beginRead`).
     /// Beside the other small fields: the state's size is a multiple of 8 bytes.
