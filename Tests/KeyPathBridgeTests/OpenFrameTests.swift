@@ -219,35 +219,4 @@ struct OpenFrameTests {
         }
         #expect(problems.elements.isEmpty, "\(problems.elements)")
     }
-
-    @Test("dependents die (owners freed) while other threads set the variable they read")
-    func dependentsDieWhileSet() {
-        final class Owner: @unchecked Sendable {
-            let source: Variable<Int>
-            init(_ source: Variable<Int>) { self.source = source }
-            @Synthetic({ (o: Owner) in o.source.value + 1 }) var next: Int
-            @Synthetic({ (o: Owner) in o.next * 2 }) var twice: Int
-        }
-        let source = Variable(0)
-        let box = Box(Owner(source))
-        concurrently(threads: 4) { index in
-            for step in 0..<3_000 {
-                if index < 2 {
-                    let owner = Owner(source)
-                    _ = owner.twice
-                    if step % 2 == 0 { box.put(owner) } else { _ = box.take() }
-                } else {
-                    source.value = step * 4 + index  // may hold the last reference to an owner
-                }
-            }
-        }
-        _ = box.take()
-        source.value = -1
-        let entries = source.core.lock.withLock { source.core.dependents?.entries ?? [] }
-        #expect(entries.allSatisfy { !$0.isLive })
-        let fresh = Owner(source)
-        #expect(fresh.twice == 0)
-        source.value = 5
-        #expect(fresh.twice == 12)
-    }
 }

@@ -706,32 +706,34 @@ struct SyntheticLifetimeAttackTests {
         #expect(double.evaluationCount == 1)
     }
 
-    @Test("owners die on threads while other threads set what their observed properties read")
-    func observedOwnersDieWhileTheirSourceIsSet() {
-        final class Owner: @unchecked Sendable {
-            let source: Variable<Int>
-            let observer = TestObserver()
-            init(_ source: Variable<Int>) { self.source = source }
-            @Synthetic({ (o: Owner) in o.source.value + 1 }) var next: Int
-            @Synthetic({ (o: Owner) in o.next * 2 }) var twice: Int
-        }
+    @Test(
+        "owners die on threads while other threads set what their properties read",
+        arguments: [false, true])
+    func ownersDieWhileTheirSourceIsSet(observed: Bool) {
         let source = Variable(0)
-        let box = Box(Owner(source))
+        let box = Box(LASourceReader(source))
         concurrently(threads: 4) { index in
             for step in 0..<3_000 {
                 if index < 2 {
-                    let owner = Owner(source)
-                    owner.observer.observe(owner.$twice) { _ in }
+                    let owner = LASourceReader(source)
+                    if observed {
+                        owner.observer.observe(owner.$twice) { _ in }
+                    } else {
+                        _ = owner.twice
+                    }
                     if step % 2 == 0 { box.put(owner) } else { _ = box.take() }
                 } else {
-                    // May hold the last reference to an owner while its work is queued.
+                    // May hold the last reference to an owner (while its work is queued, if
+                    // observed): marking uses the source's dependents list unretained.
                     source.value = step * 4 + index
                 }
             }
         }
         _ = box.take()
         source.value = -1
-        let fresh = Owner(source)
+        let entries = source.core.lock.withLock { source.core.dependents?.entries ?? [] }
+        #expect(entries.allSatisfy { !$0.isLive })
+        let fresh = LASourceReader(source)
         let heard = Recording<Int>()
         fresh.observer.observe(fresh.$twice) { heard.append($0.new) }
         source.value = 5
@@ -763,4 +765,13 @@ private final class LANeverStored: @unchecked Sendable {
         return owner.x * 2
     })
     var double: Int
+}
+
+/// Two synthetic properties over a shared variable, and an observer the owner keeps.
+private final class LASourceReader: @unchecked Sendable {
+    let source: Variable<Int>
+    let observer = TestObserver()
+    init(_ source: Variable<Int>) { self.source = source }
+    @Synthetic({ (owner: LASourceReader) in owner.source.value + 1 }) var next: Int
+    @Synthetic({ (owner: LASourceReader) in owner.next * 2 }) var twice: Int
 }
