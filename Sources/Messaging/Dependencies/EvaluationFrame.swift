@@ -98,7 +98,12 @@ package final class EvaluationFrame {
         defer { DependencyTracking.endChecking(self, on: thread) }
         for index in links.indices {
             guard let refresh = links[index].refresh else { continue }
-            guard let version = refresh(links[index].source) else { return .interrupted }
+            // The source is passed unretained (an atomic retain and release per source
+            // checked): the copy of the links holds it until this returns.
+            let source = Unmanaged.passUnretained(links[index].source as AnyObject)
+            guard let version = source._withUnsafeGuaranteedRef(refresh) else {
+                return .interrupted
+            }
             if version != links[index].version { return .moved }
         }
         return .unchanged
