@@ -20,8 +20,11 @@ let package = Package(
                 .product(name: "Transforms", package: "Herald"),
                 .product(name: "KeyPathBridge", package: "Herald"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
+                "FloorShims",
             ]
         ),
+        // The floor engine's two thread-local variables (see BenchmarkSuite/Floor).
+        .target(name: "FloorShims"),
         // Times the workloads; runs herald-benchmarks-mallocs for the allocation counts.
         .executableTarget(name: "herald-benchmarks", dependencies: ["BenchmarkSuite"]),
         // Counts allocations with ordo-one/malloc-interposer linked in (never loaded while timing).

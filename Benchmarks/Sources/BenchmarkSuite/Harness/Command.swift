@@ -15,6 +15,7 @@ public enum BenchmarkCommand {
         var countMallocs = true
         var updateDocs = false
         var output: String? = nil
+        var floor = false
     }
 
     /// The timing process.
@@ -24,6 +25,12 @@ public enum BenchmarkCommand {
         let workloads = selected(options)
         let warmup = options.warmup ?? (options.quick ? 1 : 3)
         let rounds = options.rounds ?? (options.quick ? 3 : 11)
+        if options.floor {
+            print("The floor engine against RAW, Herald and Observation (W12, W13)\n")
+            FloorExperiment.run(
+                warmup: warmup, rounds: rounds, only: options.only, systems: options.systems)
+            return
+        }
         let machine = Machine.describe()
         let load = Machine.loadAverage
         let revision = Machine.heraldRevision(repository: packageDirectory + "/..")
@@ -259,6 +266,7 @@ public enum BenchmarkCommand {
             case "--no-mallocs": options.countMallocs = false
             case "--update-docs": options.updateDocs = true
             case "--output": options.output = value()
+            case "--floor": options.floor = true
             case "--help", "-h": usage(nil)
             default: usage("unknown argument \(arguments[index])")
             }
@@ -278,12 +286,14 @@ public enum BenchmarkCommand {
             """
             usage: herald-benchmarks [--quick] [--only W1,W3] [--systems Herald,RAW] [--rounds N] [--warmup N]
                                      [--no-mallocs] [--update-docs] [--output DIR]
+                   herald-benchmarks --floor [--quick] [--only W12-lazy] [--rounds N] [--warmup N]
               --quick        1 warm-up + 3 measured rounds (default 3 + 11)
               --only         run only these workloads
               --systems      run only these systems (e.g. Herald, for profiling)
               --no-mallocs   skip the allocation-counting process
               --update-docs  rewrite the generated part of ../Docs/Performance.md
               --output       where to write latest.csv/.md/.svg (default Benchmarks/results)
+              --floor        time W12 and W13 on the floor engine too (Docs/Performance.md), print only
             """)
         exit(problem == nil ? 0 : 2)
     }

@@ -41,29 +41,44 @@ struct Runner {
     }
 
     mutating func time(_ workload: Workload, progress: (String) -> Void) -> [System: Figures] {
+        let samples = time(
+            workload.cases.map { ($0.system, $0.prepare) }, operations: workload.operations,
+            progress: progress)
         var figures: [System: Figures] = [:]
-        let cases = workload.cases
+        for (system, sample) in samples {
+            figures[system] = Figures(
+                samplesNsPerOp: sample.nsPerOp,
+                notificationCounts: workload.notifications != nil ? sample.checksums : [])
+        }
+        return figures
+    }
+
+    /// Times `trials` (each labelled, preparing its trial) in rounds: in each round every trial
+    /// runs once, in an order rotated by the round number. Returns, by label, the ns per
+    /// operation and the checksum of each measured round.
+    mutating func time<Label: Hashable>(
+        _ trials: [(label: Label, prepare: () -> () -> Int)], operations: Int,
+        progress: (String) -> Void
+    ) -> [Label: (nsPerOp: [Double], checksums: [Int])] {
+        var samples: [Label: (nsPerOp: [Double], checksums: [Int])] = [:]
         for round in 0..<(warmup + rounds) {
-            for offset in 0..<cases.count {
-                let trialCase = cases[(round + offset) % cases.count]
-                var body: (() -> Int)? = trialCase.prepare()
+            for offset in 0..<trials.count {
+                let trial = trials[(round + offset) % trials.count]
+                var body: (() -> Int)? = trial.prepare()
                 let start = nowNanoseconds()
                 let checksum = body!()
                 let end = nowNanoseconds()
                 body = nil  // teardown, untimed
                 sink &+= checksum
                 if round >= warmup {
-                    let nsPerOp = Double(end - start) / Double(workload.operations)
-                    figures[trialCase.system, default: Figures()].samplesNsPerOp.append(nsPerOp)
-                    if workload.notifications != nil {
-                        figures[trialCase.system, default: Figures()].notificationCounts.append(
-                            checksum)
-                    }
+                    let nsPerOp = Double(end - start) / Double(operations)
+                    samples[trial.label, default: ([], [])].nsPerOp.append(nsPerOp)
+                    samples[trial.label, default: ([], [])].checksums.append(checksum)
                 }
             }
             progress(round < warmup ? "w" : ".")
         }
-        return figures
+        return samples
     }
 
     /// One warm-up trial, then one counted trial per system.
