@@ -88,14 +88,19 @@ package enum DependencyTracking {
     /// Records a read of `source` in this thread's open evaluation, if there is one.
     @inlinable @inline(__always)
     package static func recordRead(of source: @autoclosure () -> any DependencySource) {
-        if _slowPath(herald_thread_top_frame() != nil) {
-            recordReadInFrame(of: source())
+        let frame = herald_thread_top_frame()
+        if _slowPath(frame != nil) {
+            recordRead(of: source(), in: frame.unsafelyUnwrapped)
         }
     }
 
+    /// Records a read of `source` in `frame`, the thread's open frame (the thread-local
+    /// variable's value, which the caller loaded: not loaded again).
     @usableFromInline
-    static func recordReadInFrame(of source: any DependencySource) {
-        currentFrame?._withUnsafeGuaranteedRef { $0.recordRead(of: source) }
+    static func recordRead(of source: any DependencySource, in frame: UnsafeMutableRawPointer) {
+        Unmanaged<EvaluationFrame>.fromOpaque(frame)._withUnsafeGuaranteedRef {
+            $0.recordRead(of: source)
+        }
     }
 
     /// The innermost evaluation frame open on this thread, if any, unretained: it stays alive
