@@ -165,6 +165,26 @@ struct InspectorTests {
         #expect(weakWatch.isFreed)  // stopping released it
     }
 
+    /// A watch set while another root dies — after the root's weak references are gone, before
+    /// its path hears of the death (here from the root's `deinit`; in CI it was another thread)
+    /// — does not drop the dying root's watch before its last line.
+    @Test func aWatchSetWhileAnotherRootDiesKeepsThatRootsLastLine() {
+        final class Root {
+            @ObservableVar var currentUser: User?
+            deinit {
+                Inspector(UserCache()).breakOnChange(PropertyPath(\.$currentUser)) { _ in }
+            }
+        }
+        let lines = Recording<String>()
+        do {
+            let root = Root()
+            Inspector(root).breakOnChange(PropertyPath(\.$currentUser)) { lines.append($0) }
+            root.currentUser = User(name: "Ann")
+        }
+        #expect(lines.count == 2)
+        #expect(lines.elements.last?.contains("User → unreachable") == true)
+    }
+
     @Test func theLogNamesPropertiesOfEveryKind() {
         let root = Node()  // `let` variables: stored properties
         let lines = Recording<String>()

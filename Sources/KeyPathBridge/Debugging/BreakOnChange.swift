@@ -13,10 +13,11 @@ extension Inspector {
     ///
     /// It stops (with `SIGTRAP`, like a breakpoint; continue to go on) only while a debugger is
     /// attached; otherwise it only logs. The watch runs until the object dies or you call
-    /// `stop()` on the returned path; you need not hold it. (When the object is an
-    /// `@Observable` one, the path cannot hear of its death; the watch is then released by the
-    /// next `breakOnChange`.) The lines go to `log` if you pass
-    /// it, to standard error otherwise.
+    /// `stop()` on the returned path; you need not hold it. When the object dies, the watch logs
+    /// a last change, to `unreachable`, and ends. (When the object is an `@Observable` one, the
+    /// path cannot hear of its death: the next `breakOnChange` finds it dead, and the watch logs
+    /// that last line and ends then.) The lines go to `log` if you pass it, to standard error
+    /// otherwise.
     @discardableResult
     public func breakOnChange<Value>(
         _ path: PropertyPath<Object, Value>, fileID: StaticString = #fileID, line: UInt = #line,
@@ -81,11 +82,15 @@ final class PathWatches: @unchecked Sendable {
     private final class Watch: Observer {
         let receiver = Receiver()
         let path: AnyObject
-        let isActive: () -> Bool
+        /// Whether the path ended (stopped, or ended with its root).
+        let hasEnded: () -> Bool
+        /// Ends the path, after its last line, if its root died unheard.
+        let endIfRootDied: () -> Void
 
         init<Root, Value>(_ path: ObservedPath<Root, Value>) {
             self.path = path
-            isActive = { [weak path] in path?.isActive ?? false }
+            hasEnded = { [weak path] in path?.hasEnded ?? true }
+            endIfRootDied = { [weak path] in path?.endIfRootDied() }
         }
     }
 
@@ -102,11 +107,16 @@ final class PathWatches: @unchecked Sendable {
             guard let self, let watch else { return }
             self.remove { $0 === watch }
         }
-        // Forget the watches whose @Observable root died: such a path cannot hear of it.
-        let ended = lock.withLock {
+        let all = lock.withLock {
             watches.append(watch)
             return watches
-        }.filter { !$0.isActive() }
+        }
+        // A path whose root cannot tell of its death (an @Observable one) ends here, after its
+        // last line, and its end handler forgets it. A root that does tell may be dying on
+        // another thread: its path must not be dropped before that last line is delivered.
+        for other in all where other !== watch { other.endIfRootDied() }
+        // A path may also have ended before its end handler was set.
+        let ended = all.filter { $0.hasEnded() }
         remove { watch in ended.contains { $0 === watch } }
     }
 

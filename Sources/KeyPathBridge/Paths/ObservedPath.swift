@@ -132,6 +132,17 @@ public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?
         tracker.wiring.setEndHandler(handler)
     }
 
+    /// Whether the path ended: it was stopped, or it ended with its root (unlike
+    /// ``isActive``, which turns false as soon as the root dies, before the last update).
+    var hasEnded: Bool { tracker.wiring.hasStopped }
+
+    /// Ends the path (after its last update, to unreachable) if its root died and the path has
+    /// not heard of it yet. Debug watches use it to end those whose root cannot tell of its
+    /// death.
+    func endIfRootDied() {
+        tracker.wiring.endIfRootDied()
+    }
+
     /// An update whose `old` and `new` are both the current end value.
     public var latestMessage: Update<Value?> {
         let current = value

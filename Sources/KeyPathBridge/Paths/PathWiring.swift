@@ -106,6 +106,19 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
         lock.withLock { !stopped } && root != nil
     }
 
+    /// Whether the path was stopped (by hand, or when it ended with its root).
+    var hasStopped: Bool { lock.withLock { stopped } }
+
+    /// Ends the path, after its last update to unreachable, if its root died and the path has
+    /// not heard of it yet: a root that cannot tell of its death (an `@Observable` one, or one
+    /// whose first property outlives it) is found dead here, as it is at the next change. A
+    /// root that does tell of its death may be dying right now; the path then ends once, with
+    /// one last update, whichever of the two is handled first.
+    func endIfRootDied() {
+        guard root == nil else { return }
+        switchEngine.send(.observationEnded, from: switchEngine)
+    }
+
     /// Sets the property at the end of the path; false if it is unreachable.
     func write(_ value: Any, as author: AnyAuthor) -> Bool {
         let end = lock.withLock { links.count == components.count ? links.last : nil }
