@@ -5,6 +5,9 @@ import Foundation
 /// `herald-benchmarks [--quick] [--only W1,W3] [--rounds N] [--warmup N] [--no-mallocs]
 /// [--update-docs] [--output DIR]` times every workload, then starts
 /// `herald-benchmarks-mallocs` (built next to it) to count allocations, and writes the results.
+/// `herald-benchmarks --floor` times the W12 and W13 rows on the floor engine too and prints a
+/// table (see `FloorExperiment`); `herald-benchmarks --floor-selftest` checks the floor engine
+/// with threads (see `FloorSelfTest`).
 public enum BenchmarkCommand {
     struct Options {
         var quick = false
@@ -16,24 +19,48 @@ public enum BenchmarkCommand {
         var updateDocs = false
         var output: String? = nil
         var floor = false
+        var floorSelfTest = false
     }
 
     /// The timing process.
     public static func main() {
-        let options = parse(Array(CommandLine.arguments.dropFirst()))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let options = parse(arguments)
+        if options.floorSelfTest {
+            guard arguments.count == 1 else { usage("--floor-selftest takes no other option") }
+            exit(FloorSelfTest.run() ? 0 : 1)
+        }
         let started = nowNanoseconds()
-        let workloads = selected(options)
         let warmup = options.warmup ?? (options.quick ? 1 : 3)
         let rounds = options.rounds ?? (options.quick ? 3 : 11)
-        if options.floor {
-            print("The floor engine against RAW, Herald and Observation (W12, W13)\n")
-            FloorExperiment.run(
-                warmup: warmup, rounds: rounds, only: options.only, systems: options.systems)
-            return
-        }
         let machine = Machine.describe()
         let load = Machine.loadAverage
         let revision = Machine.heraldRevision(repository: packageDirectory + "/..")
+        if options.floor {
+            let ignored = [
+                !options.countMallocs ? "--no-mallocs" : nil,
+                options.updateDocs ? "--update-docs" : nil,
+                options.output != nil ? "--output" : nil,
+            ].compactMap { $0 }
+            guard ignored.isEmpty else {
+                usage("--floor prints only; it takes no \(ignored.joined(separator: ", "))")
+            }
+            #if DEBUG
+                print("warning: a debug build; the figures are meaningless (use -c release)")
+            #endif
+            print(
+                "The floor engine against RAW, Herald and Observation (W12, W13) — Herald "
+                    + "\(revision); \(machine); \(Machine.operatingSystem); 1-minute load "
+                    + "average \(load) at start")
+            print("\(warmup) warm-up + \(rounds) measured rounds per row; systems interleaved\n")
+            FloorExperiment.run(
+                warmup: warmup, rounds: rounds, only: options.only, systems: options.systems)
+            print(
+                "wall time \(Report.number(Double(nowNanoseconds() - started) / 1e9, decimals: 1)) s; "
+                    + "1-minute load average \(Machine.loadAverage) at the end")
+            return
+        }
+        let workloads = selected(options)
         #if DEBUG
             print("warning: a debug build; the figures are meaningless (use -c release)")
         #endif
@@ -267,6 +294,7 @@ public enum BenchmarkCommand {
             case "--update-docs": options.updateDocs = true
             case "--output": options.output = value()
             case "--floor": options.floor = true
+            case "--floor-selftest": options.floorSelfTest = true
             case "--help", "-h": usage(nil)
             default: usage("unknown argument \(arguments[index])")
             }
@@ -286,7 +314,9 @@ public enum BenchmarkCommand {
             """
             usage: herald-benchmarks [--quick] [--only W1,W3] [--systems Herald,RAW] [--rounds N] [--warmup N]
                                      [--no-mallocs] [--update-docs] [--output DIR]
-                   herald-benchmarks --floor [--quick] [--only W12-lazy] [--rounds N] [--warmup N]
+                   herald-benchmarks --floor [--quick] [--only W12-lazy,W13-deep] [--systems RAW,Herald,Observation,Floor]
+                                             [--rounds N] [--warmup N]
+                   herald-benchmarks --floor-selftest
               --quick        1 warm-up + 3 measured rounds (default 3 + 11)
               --only         run only these workloads
               --systems      run only these systems (e.g. Herald, for profiling)
@@ -294,6 +324,7 @@ public enum BenchmarkCommand {
               --update-docs  rewrite the generated part of ../Docs/Performance.md
               --output       where to write latest.csv/.md/.svg (default Benchmarks/results)
               --floor        time W12 and W13 on the floor engine too (Docs/Performance.md), print only
+              --floor-selftest  check the floor engine with threads; exits non-zero on a mismatch
             """)
         exit(problem == nil ? 0 : 2)
     }

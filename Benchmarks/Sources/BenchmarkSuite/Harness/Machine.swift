@@ -21,6 +21,20 @@ enum Machine {
         return parts.joined(separator: ", ")
     }
 
+    /// The operating system as Foundation names it, and the kernel's name and release (what
+    /// `uname -sr` prints): "Debian GNU/Linux 12 (bookworm); Linux 6.1.0".
+    static var operatingSystem: String {
+        var name = utsname()
+        uname(&name)
+        let system = withUnsafeBytes(of: name.sysname) {
+            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        let release = withUnsafeBytes(of: name.release) {
+            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return "\(ProcessInfo.processInfo.operatingSystemVersionString); \(system) \(release)"
+    }
+
     /// The 1-minute load average when the run started (another build on the machine shows here).
     static var loadAverage: String {
         (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))

@@ -1,87 +1,69 @@
-/// W12's person on the floor engine.
+/// W12's person on the floor engine: six variables, and fullName and address as computed
+/// properties (as Herald's `HeraldPerson`).
 final class FloorPerson: W12Fields {
+    /// Counts the calls of the two functions.
     let calls: Counter
+    /// The storage of `first`.
     let firstVariable = FloorVariable(0)
+    /// The storage of `last`.
     let lastVariable = FloorVariable(0)
+    /// The storage of `street`.
     let streetVariable = FloorVariable(0)
+    /// The storage of `city`.
     let cityVariable = FloorVariable(0)
+    /// The storage of `state`.
     let stateVariable = FloorVariable(0)
+    /// The storage of `zip`.
     let zipVariable = FloorVariable(0)
+    /// fullName ← first, last.
     let fullNameProperty = FloorComputed<FloorPerson, Int> { person in
         W12.fullName(person.first, person.last, person.calls)
     }
+    /// address ← fullName, street, city, state, zip.
     let addressProperty = FloorComputed<FloorPerson, Int> { person in
         W12.address(
             person.fullName, (person.street, person.city, person.state, person.zip), person.calls)
     }
 
+    /// A person whose functions count their calls in `calls`.
     init(calls: Counter) {
         self.calls = calls
         fullNameProperty.bind(to: self)
         addressProperty.bind(to: self)
     }
 
+    /// The first name (a variable).
     var first: Int {
         get { firstVariable.value }
         set { firstVariable.value = newValue }
     }
+    /// The last name (a variable).
     var last: Int {
         get { lastVariable.value }
         set { lastVariable.value = newValue }
     }
+    /// The street (a variable).
     var street: Int {
         get { streetVariable.value }
         set { streetVariable.value = newValue }
     }
+    /// The city (a variable).
     var city: Int {
         get { cityVariable.value }
         set { cityVariable.value = newValue }
     }
+    /// The state (a variable).
     var state: Int {
         get { stateVariable.value }
         set { stateVariable.value = newValue }
     }
+    /// The zip code (a variable).
     var zip: Int {
         get { zipVariable.value }
         set { zipVariable.value = newValue }
     }
+    /// The full name (computed).
     var fullName: Int { fullNameProperty.value }
+    /// The address (computed).
     var address: Int { addressProperty.value }
-}
-
-/// A W13 shape on the floor engine: variables, computed properties, effects as handlers.
-final class FloorGraph: W13System {
-    let sources: [FloorVariable<Int>]
-    let nodes: [FloorComputed<FloorGraph, Int>]
-    let counter = Counter()
-    var runs: Int { counter.value }
-
-    init(_ shape: W13Shape) {
-        sources = (0..<shape.sources).map { _ in FloorVariable(0) }
-        nodes = shape.nodes.map { node in
-            let compute = node.compute
-            return FloorComputed { graph in
-                compute { ref in
-                    switch ref {
-                    case .source(let source): graph.sources[source].value
-                    case .node(let other): graph.nodes[other].value
-                    }
-                }
-            }
-        }
-        for node in nodes { node.bind(to: self) }
-        let counter = counter
-        let busy = shape.busyEffects
-        for effect in shape.effects {
-            nodes[effect].observe { _ in
-                counter.value &+= 1
-                if busy { _ = W13.busy() }
-            }
-        }
-        counter.value = 0
-    }
-
-    func write(_ source: Int, _ value: Int) { sources[source].value = value }
-    func read(_ index: Int) -> Int { nodes[index].value }
-    func keepAlive() {}
 }
