@@ -370,28 +370,6 @@ struct ObservationBridgeTests {
                 "Herald: Profile.address.<String> changed: \"1\" → \"2\"") == true)
     }
 
-    @Test func aWatchWhoseObservableRootDiedEndsWithItsLastLineAtTheNextWatch() {
-        let scheduler = TestScheduler()
-        let lines = Recording<String>()
-        weak var watched: ObservedPath<Profile, String>?
-        do {
-            let ann = Profile(name: "Ann")
-            watched = Inspector(ann).breakOnChange(PropertyPath(tracking: \.name, on: scheduler)) {
-                lines.append($0)
-            }
-        }
-        // The path cannot hear of an @Observable root's death: the watch lives on, silent.
-        #expect(watched != nil)
-        #expect(lines.count == 0)
-
-        Inspector(Profile(name: "Bob")).breakOnChange(
-            PropertyPath(tracking: \.name, on: scheduler)
-        ) { _ in }
-
-        #expect(lines.elements.map { $0.contains("\"Ann\" → unreachable") } == [true])
-        #expect(watched == nil)  // it ended and was let go
-    }
-
     @Test func aTrackedPropertyThatHeldNilAtFirstIsNamedOnceItHoldsAnObject() {
         let scheduler = TestScheduler()
         let ann = Profile(name: "Ann")  // no address yet

@@ -13,10 +13,12 @@ extension Inspector {
     ///
     /// It stops (with `SIGTRAP`, like a breakpoint; continue to go on) only while a debugger is
     /// attached; otherwise it only logs. The watch runs until the object dies or you call
-    /// `stop()` on the returned path; you need not hold it. When the object dies, the watch logs
-    /// a last change, to `unreachable`, and ends. (When the object is an `@Observable` one, the
-    /// path cannot hear of its death: the next `breakOnChange` finds it dead, and the watch logs
-    /// that last line and ends then.) The lines go to `log` if you pass it, to standard error
+    /// `stop()` on the returned path; you need not hold it. When the object dies, the watch ends,
+    /// after logging a last change to `unreachable` if the path was reachable. (When the object
+    /// is an `@Observable` one, the path cannot hear of its death: the next `breakOnChange`, on
+    /// any object, finds it dead, and the watch logs that last line, on that call's thread, and
+    /// ends then. An object whose first property on the path outlives it is found dead at that
+    /// property's next change.) The lines go to `log` if you pass it, to standard error
     /// otherwise.
     @discardableResult
     public func breakOnChange<Value>(
@@ -84,13 +86,13 @@ final class PathWatches: @unchecked Sendable {
         let path: AnyObject
         /// Whether the path ended (stopped, or ended with its root).
         let hasEnded: () -> Bool
-        /// Ends the path, after its last line, if its root died unheard.
-        let endIfRootDied: () -> Void
+        /// Ends the path, after its last line, if its root died and cannot tell of it.
+        let endIfUntoldRootDied: () -> Void
 
         init<Root, Value>(_ path: ObservedPath<Root, Value>) {
             self.path = path
             hasEnded = { [weak path] in path?.hasEnded ?? true }
-            endIfRootDied = { [weak path] in path?.endIfRootDied() }
+            endIfUntoldRootDied = { [weak path] in path?.endIfUntoldRootDied() }
         }
     }
 
@@ -107,17 +109,18 @@ final class PathWatches: @unchecked Sendable {
             guard let self, let watch else { return }
             self.remove { $0 === watch }
         }
-        let all = lock.withLock {
+        // Only the others' weakly held paths: a watch that ends meanwhile (on this thread, from
+        // a line logged below, or on another) is freed as soon as it is forgotten.
+        let others = lock.withLock {
             watches.append(watch)
-            return watches
+            return watches.compactMap { $0 === watch ? nil : $0.endIfUntoldRootDied }
         }
-        // A path whose root cannot tell of its death (an @Observable one) ends here, after its
-        // last line, and its end handler forgets it. A root that does tell may be dying on
-        // another thread: its path must not be dropped before that last line is delivered.
-        for other in all where other !== watch { other.endIfRootDied() }
+        // A path whose root died and cannot tell of it (an @Observable root) ends here, after
+        // its last line, and its end handler forgets it. Any other path ends with its root, on
+        // the thread where the root dies; until then it is kept, so as to log its last line.
+        for endIfUntoldRootDied in others { endIfUntoldRootDied() }
         // A path may also have ended before its end handler was set.
-        let ended = all.filter { $0.hasEnded() }
-        remove { watch in ended.contains { $0 === watch } }
+        remove { $0.hasEnded() }
     }
 
     /// Removes the watches that match; they are released after unlocking.

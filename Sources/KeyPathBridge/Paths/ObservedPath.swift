@@ -22,9 +22,9 @@ import Transforms
 /// `.some(nil)` is "reachable, and the value is nil".
 ///
 /// It is also the observation of the path as an object (as ``Observing`` is for one object): it
-/// runs while you hold it, ``stop()`` ends it, and it ends by itself when the root dies
-/// (``isActive`` then turns false, after an update to `nil`, authored by the path; then every
-/// observation of the path ends too). It holds its root and the path's objects weakly.
+/// runs while you hold it, ``stop()`` ends it, and it ends by itself when the root dies (it
+/// sends a last update to `nil`, authored by the path, and then every observation of the path
+/// ends too; ``isActive`` turns false as soon as the root is gone, before that update). It holds its root and the path's objects weakly.
 /// Hold the `ObservedPath` as long as you observe it. Thread-safe: changes along the path are
 /// handled one at a time, in the order they happen.
 public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?>>, ObservableCache
@@ -136,11 +136,10 @@ public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?
     /// ``isActive``, which turns false as soon as the root dies, before the last update).
     var hasEnded: Bool { tracker.wiring.hasStopped }
 
-    /// Ends the path (after its last update, to unreachable) if its root died and the path has
-    /// not heard of it yet. Debug watches use it to end those whose root cannot tell of its
-    /// death.
-    func endIfRootDied() {
-        tracker.wiring.endIfRootDied()
+    /// Ends the path (after its last update, to unreachable) if its root died and cannot tell
+    /// of it (an `@Observable` root). Debug watches use it to end those.
+    func endIfUntoldRootDied() {
+        tracker.wiring.endIfUntoldRootDied()
     }
 
     /// An update whose `old` and `new` are both the current end value.

@@ -109,13 +109,13 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     /// Whether the path was stopped (by hand, or when it ended with its root).
     var hasStopped: Bool { lock.withLock { stopped } }
 
-    /// Ends the path, after its last update to unreachable, if its root died and the path has
-    /// not heard of it yet: a root that cannot tell of its death (an `@Observable` one, or one
-    /// whose first property outlives it) is found dead here, as it is at the next change. A
-    /// root that does tell of its death may be dying right now; the path then ends once, with
-    /// one last update, whichever of the two is handled first.
-    func endIfRootDied() {
-        guard root == nil else { return }
+    /// Ends the path, after its last update, if its root died and cannot tell of it: an
+    /// `@Observable` root (the path tracks its first property through Observation, which has no
+    /// signal for a death). A root that can tell ends the path itself, on the thread where it
+    /// dies; taking that over from another thread would only move the last update there. The
+    /// update goes through the path's engine like any other event, so the path ends once.
+    func endIfUntoldRootDied() {
+        guard root == nil, lock.withLock({ links.first is TrackedLink }) else { return }
         switchEngine.send(.observationEnded, from: switchEngine)
     }
 

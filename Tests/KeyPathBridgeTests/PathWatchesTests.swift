@@ -1,0 +1,103 @@
+import HeraldTestSupport
+import Testing
+
+@testable import KeyPathBridge
+
+/// The list that keeps `Inspector.breakOnChange`'s watches, each test on a list of its own (the
+/// shared one is used by tests running in parallel).
+@Suite("Debug watches: the list that keeps them")
+struct PathWatchesTests {
+    @Test func aWatchWhoseObservableRootDiedEndsWithItsLastLineAtTheNextWatch() {
+        let watches = PathWatches()
+        let scheduler = TestScheduler()
+        let lines = Recording<String?>()
+        weak var watched: ObservedPath<Profile, String>?
+        do {
+            let ann = Profile(name: "Ann")
+            let path = ObservedPath(ann, PropertyPath(tracking: \.name, on: scheduler))
+            watches.add(path, fileID: #fileID, line: #line) { update, _ in
+                lines.append(update.new ?? nil)
+            }
+            watched = path
+        }
+        // The path cannot hear of an @Observable root's death: the watch lives on, silent.
+        #expect(watched != nil)
+        #expect(lines.count == 0)
+
+        let bob = Profile(name: "Bob")
+        watches.add(
+            ObservedPath(bob, PropertyPath(tracking: \.name, on: scheduler)), fileID: #fileID,
+            line: #line
+        ) { _, _ in }
+
+        #expect(lines.elements == [nil])  // "Ann" → unreachable
+        #expect(watched == nil)  // it ended and was let go
+    }
+
+    /// A watch whose root dies while another is added — here from a last line that the adding
+    /// logs — is let go at once, not held until the adding returns.
+    @Test func aWatchThatEndsWhileAnotherIsAddedIsFreedAtOnce() {
+        final class State: @unchecked Sendable {
+            var cache: UserCache? = UserCache()
+            weak var watched: ObservedPath<UserCache, User?>?
+            var freedAtOnce: Bool?
+        }
+        let watches = PathWatches()
+        let scheduler = TestScheduler()
+        let state = State()
+        let cachePath = ObservedPath(state.cache!, PropertyPath(\.$currentUser))
+        watches.add(cachePath, fileID: #fileID, line: #line) { _, _ in }
+        state.watched = cachePath
+        _ = consume cachePath
+        do {
+            let ann = Profile(name: "Ann")
+            watches.add(
+                ObservedPath(ann, PropertyPath(tracking: \.name, on: scheduler)), fileID: #fileID,
+                line: #line
+            ) { _, _ in
+                // Ann's last line, logged by the next add: now the cache dies.
+                state.cache = nil
+                state.freedAtOnce = state.watched == nil
+            }
+        }
+        let bob = Profile(name: "Bob")
+        watches.add(
+            ObservedPath(bob, PropertyPath(tracking: \.name, on: scheduler)), fileID: #fileID,
+            line: #line
+        ) { _, _ in }
+
+        #expect(state.freedAtOnce == true)
+    }
+
+    /// A root whose first property outlives it (shared with another object) cannot tell of its
+    /// death either, but its path finds it dead at that property's next change: another watch
+    /// leaves it alone, and the change ends it, after its last line.
+    @Test func aWatchWhoseRootsFirstPropertyOutlivesItEndsAtThatPropertysNextChange() {
+        final class Holder {
+            let count: Var<Int>
+            init(_ count: Var<Int>) { self.count = count }
+        }
+        let watches = PathWatches()
+        let shared = Var(1)
+        let lines = Recording<Int?>()
+        weak var watched: ObservedPath<Holder, Int>?
+        do {
+            let holder = Holder(shared)
+            let path = ObservedPath(holder, PropertyPath(\.count))
+            watches.add(path, fileID: #fileID, line: #line) { update, _ in
+                lines.append(update.new)
+            }
+            watched = path
+        }
+        watches.add(
+            ObservedPath(Holder(Var(0)), PropertyPath(\.count)), fileID: #fileID, line: #line
+        ) { _, _ in }
+        #expect(watched != nil)
+        #expect(lines.count == 0)
+
+        shared.value = 2
+
+        #expect(lines.elements == [nil])  // 1 → unreachable
+        #expect(watched == nil)
+    }
+}
