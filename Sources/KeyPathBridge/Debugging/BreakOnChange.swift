@@ -119,8 +119,10 @@ final class PathWatches: @unchecked Sendable {
         // its last line, and its end handler forgets it. Any other path ends with its root, on
         // the thread where the root dies; until then it is kept, so as to log its last line.
         for endIfUntoldRootDied in others { endIfUntoldRootDied() }
-        // A path may also have ended before its end handler was set.
-        remove { $0.hasEnded() }
+        // This watch's path may have ended before its end handler was set (every other one was
+        // set before its watch was listed). Only its own: another watch that ended is
+        // forgotten, and freed, by its end handler, on the thread where it ended.
+        if watch.hasEnded() { remove { $0 === watch } }
     }
 
     /// Removes the watches that match; they are released after unlocking.
