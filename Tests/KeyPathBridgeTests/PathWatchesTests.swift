@@ -1,4 +1,6 @@
 import HeraldTestSupport
+import Observation
+import Synchronization
 import Testing
 
 @testable import KeyPathBridge
@@ -100,4 +102,57 @@ struct PathWatchesTests {
         #expect(lines.elements == [nil])  // 1 → unreachable
         #expect(watched == nil)
     }
+
+    /// Only a path that tracks an `@Observable` root is ever ended by another watch; a path
+    /// rooted at a Herald object ends on the thread where its root dies, and another watch does
+    /// not even hold it for a moment (which would free it late, on that watch's thread).
+    @Test func onlyAPathThatTracksItsRootIsEndedByAnotherWatch() throws {
+        let scheduler = TestScheduler()
+        let cache = UserCache()
+        let ann = Profile(name: "Ann")
+
+        #expect(ObservedPath(ann, PropertyPath(tracking: \.name, on: scheduler)).tracksItsRoot)
+        #expect(!ObservedPath(cache, PropertyPath(\.$currentUser)).tracksItsRoot)
+        #expect(try !ObservedPath(cache, path: "currentUser.name").tracksItsRoot)
+        // An @Observable root whose first property is a Herald variable, which dies with it.
+        let counter = ObservableCounter()
+        let counted = ObservedPath(counter, PropertyPath(\.count))
+        #expect(counted.isActive && !counted.tracksItsRoot)
+    }
+
+    /// The same under threads (a stress test, beside the deterministic one above): while
+    /// another thread keeps adding watches, a watch whose Herald root dies is freed before the
+    /// release of its root returns. Before the fix, a few rounds in 20,000 freed it late.
+    @Test func aWatchWhoseRootDiesIsFreedAtOnceWhileAnotherThreadAddsWatches() {
+        let watches = PathWatches()
+        let done = Atomic(false)
+        let other = JoinableThread {
+            while !done.load(ordering: .acquiring) {
+                watches.add(
+                    ObservedPath(UserCache(), PropertyPath(\.$currentUser)), fileID: #fileID,
+                    line: #line
+                ) { _, _ in }
+            }
+        }
+        var late = 0
+        for _ in 0..<20_000 {
+            weak var watched: ObservedPath<UserCache, User?>?
+            do {
+                let cache = UserCache()
+                let path = ObservedPath(cache, PropertyPath(\.$currentUser))
+                watches.add(path, fileID: #fileID, line: #line) { _, _ in }
+                watched = path
+            }
+            if watched != nil { late += 1 }
+        }
+        done.store(true, ordering: .releasing)
+        other.join()
+        #expect(late == 0)
+    }
+}
+
+/// An `@Observable` class whose first property on a path is a Herald variable: it dies with
+/// its object, so the path hears of the death.
+@Observable private final class ObservableCounter {
+    let count = Var(0)
 }

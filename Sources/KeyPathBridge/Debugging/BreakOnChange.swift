@@ -16,8 +16,8 @@ extension Inspector {
     /// `stop()` on the returned path; you need not hold it. When the object dies, the watch ends,
     /// after logging a last change to `unreachable` if the path was reachable. (When the object
     /// is an `@Observable` one, the path cannot hear of its death: the next `breakOnChange`, on
-    /// any object, finds it dead, and the watch logs that last line, on that call's thread, and
-    /// ends then. An object whose first property on the path outlives it is found dead at that
+    /// any object, finds it dead, and the watch logs that last line, on that call's thread (or
+    /// on that of another call running at the same time), and ends then. An object whose first property on the path outlives it is found dead at that
     /// property's next change.) The lines go to `log` if you pass it, to standard error
     /// otherwise.
     @discardableResult
@@ -86,13 +86,16 @@ final class PathWatches: @unchecked Sendable {
         let path: AnyObject
         /// Whether the path ended (stopped, or ended with its root).
         let hasEnded: () -> Bool
-        /// Ends the path, after its last line, if its root died and cannot tell of it.
-        let endIfUntoldRootDied: () -> Void
+        /// Ends the path, after its last line, if its root died; nil for a path whose root
+        /// tells of its death (it ends on the thread where the root dies, and nothing else
+        /// touches it, not even to hold it for a moment).
+        let endIfUntoldRootDied: (() -> Void)?
 
         init<Root, Value>(_ path: ObservedPath<Root, Value>) {
             self.path = path
             hasEnded = { [weak path] in path?.hasEnded ?? true }
-            endIfUntoldRootDied = { [weak path] in path?.endIfUntoldRootDied() }
+            endIfUntoldRootDied =
+                path.tracksItsRoot ? { [weak path] in path?.endIfUntoldRootDied() } : nil
         }
     }
 
@@ -109,8 +112,9 @@ final class PathWatches: @unchecked Sendable {
             guard let self, let watch else { return }
             self.remove { $0 === watch }
         }
-        // Only the others' weakly held paths: a watch that ends meanwhile (on this thread, from
-        // a line logged below, or on another) is freed as soon as it is forgotten.
+        // Only the others whose root cannot tell of its death, and their paths weakly: a watch
+        // that ends meanwhile (on this thread, from a line logged below, or on another) is freed
+        // as soon as it is forgotten, and a path rooted at a Herald object is never touched.
         let others = lock.withLock {
             watches.append(watch)
             return watches.compactMap { $0 === watch ? nil : $0.endIfUntoldRootDied }

@@ -136,6 +136,10 @@ public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?
     /// ``isActive``, which turns false as soon as the root dies, before the last update).
     var hasEnded: Bool { tracker.wiring.hasStopped }
 
+    /// Whether the path tracks its root's first property through Observation: an
+    /// `@Observable` root, which cannot tell of its death.
+    var tracksItsRoot: Bool { tracker.wiring.tracksItsRoot }
+
     /// Ends the path (after its last update, to unreachable) if its root died and cannot tell
     /// of it (an `@Observable` root). Debug watches use it to end those.
     func endIfUntoldRootDied() {

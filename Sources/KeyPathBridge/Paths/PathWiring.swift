@@ -109,6 +109,11 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     /// Whether the path was stopped (by hand, or when it ended with its root).
     var hasStopped: Bool { lock.withLock { stopped } }
 
+    /// Whether the path tracks its root's first property through Observation (an `@Observable`
+    /// root, which cannot tell of its death). Fixed once the path is wired: the first
+    /// component's link is made anew only with the same kind.
+    var tracksItsRoot: Bool { lock.withLock { links.first is TrackedLink } }
+
     /// Ends the path, after its last update, if its root died and cannot tell of it: an
     /// `@Observable` root (the path tracks its first property through Observation, which has no
     /// signal for a death). A root that can tell ends the path itself, on the thread where it
