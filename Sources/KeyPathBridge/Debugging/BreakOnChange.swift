@@ -17,9 +17,9 @@ extension Inspector {
     /// after logging a last change to `unreachable` if the path was reachable. (When the object
     /// is an `@Observable` one, the path cannot hear of its death: the next `breakOnChange`, on
     /// any object, finds it dead, and the watch logs that last line, on that call's thread (or
-    /// on that of another call running at the same time), and ends then. An object whose first property on the path outlives it is found dead at that
-    /// property's next change.) The lines go to `log` if you pass it, to standard error
-    /// otherwise.
+    /// on that of another call running at the same time), and ends then. An object whose first
+    /// property on the path outlives it is found dead at that property's next change.) The
+    /// lines go to `log` if you pass it, to standard error otherwise.
     @discardableResult
     public func breakOnChange<Value>(
         _ path: PropertyPath<Object, Value>, fileID: StaticString = #fileID, line: UInt = #line,

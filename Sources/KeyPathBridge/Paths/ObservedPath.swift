@@ -24,9 +24,10 @@ import Transforms
 /// It is also the observation of the path as an object (as ``Observing`` is for one object): it
 /// runs while you hold it, ``stop()`` ends it, and it ends by itself when the root dies (it
 /// sends a last update to `nil`, authored by the path, and then every observation of the path
-/// ends too; ``isActive`` turns false as soon as the root is gone, before that update). It holds its root and the path's objects weakly.
-/// Hold the `ObservedPath` as long as you observe it. Thread-safe: changes along the path are
-/// handled one at a time, in the order they happen.
+/// ends too; ``isActive`` turns false as soon as the root is gone, before that update). It
+/// holds its root and the path's objects weakly. Hold the `ObservedPath` as long as you
+/// observe it. Thread-safe: changes along the path are handled one at a time, in the order
+/// they happen.
 public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?>>, ObservableCache
 {
     private let tracker: PathTracker<Value>

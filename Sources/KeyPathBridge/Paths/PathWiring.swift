@@ -120,7 +120,7 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     /// dies; taking that over from another thread would only move the last update there. The
     /// update goes through the path's engine like any other event, so the path ends once.
     func endIfUntoldRootDied() {
-        guard root == nil, lock.withLock({ links.first is TrackedLink }) else { return }
+        guard root == nil, tracksItsRoot else { return }
         switchEngine.send(.observationEnded, from: switchEngine)
     }
 
