@@ -36,6 +36,9 @@ public enum BenchmarkCommand {
         let machine = Machine.describe()
         let load = Machine.loadAverage
         let revision = Machine.heraldRevision(repository: packageDirectory + "/..")
+        #if DEBUG
+            print("warning: a debug build; the figures are meaningless (use -c release)")
+        #endif
         if options.floor {
             let ignored = [
                 !options.countMallocs ? "--no-mallocs" : nil,
@@ -45,9 +48,6 @@ public enum BenchmarkCommand {
             guard ignored.isEmpty else {
                 usage("--floor prints only; it takes no \(ignored.joined(separator: ", "))")
             }
-            #if DEBUG
-                print("warning: a debug build; the figures are meaningless (use -c release)")
-            #endif
             print(
                 "The floor engine against RAW, Herald and Observation (W12, W13) — Herald "
                     + "\(revision); \(machine); \(Machine.operatingSystem); 1-minute load "
@@ -61,9 +61,6 @@ public enum BenchmarkCommand {
             return
         }
         let workloads = selected(options)
-        #if DEBUG
-            print("warning: a debug build; the figures are meaningless (use -c release)")
-        #endif
         print("Herald benchmarks — Herald \(revision); \(machine); load average \(load) at start")
         print(
             "\(warmup) warm-up + \(rounds) measured rounds per workload; systems interleaved, order rotated each round\n"

@@ -10,13 +10,7 @@ enum Machine {
         parts.append("\(Int((Double(memory) / 1_073_741_824).rounded())) GiB")
         var name = utsname()
         uname(&name)
-        let system = withUnsafeBytes(of: name.sysname) {
-            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        let machine = withUnsafeBytes(of: name.machine) {
-            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        parts.append("\(system) \(machine)")
+        parts.append("\(text(of: name.sysname)) \(text(of: name.machine))")
         parts.append(compiler)
         return parts.joined(separator: ", ")
     }
@@ -26,13 +20,13 @@ enum Machine {
     static var operatingSystem: String {
         var name = utsname()
         uname(&name)
-        let system = withUnsafeBytes(of: name.sysname) {
-            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        let release = withUnsafeBytes(of: name.release) {
-            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        return "\(ProcessInfo.processInfo.operatingSystemVersionString); \(system) \(release)"
+        return "\(ProcessInfo.processInfo.operatingSystemVersionString); "
+            + "\(text(of: name.sysname)) \(text(of: name.release))"
+    }
+
+    /// A field of `utsname` (a fixed-size C string) as text.
+    private static func text<Field>(of field: Field) -> String {
+        withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
     /// The 1-minute load average when the run started (another build on the machine shows here).
