@@ -27,10 +27,7 @@ struct PathWatchesTests {
         #expect(lines.count == 0)
 
         let bob = Profile(name: "Bob")
-        watches.add(
-            ObservedPath(bob, PropertyPath(tracking: \.name, on: scheduler)), fileID: #fileID,
-            line: #line
-        ) { _, _ in }
+        watches.add(ObservedPath(bob, PropertyPath(tracking: \.name, on: scheduler)))
 
         #expect(lines.elements == [nil])  // "Ann" → unreachable
         #expect(watched == nil)  // it ended and was let go
@@ -48,7 +45,7 @@ struct PathWatchesTests {
         let scheduler = TestScheduler()
         let state = State()
         let cachePath = ObservedPath(state.cache!, PropertyPath(\.$currentUser))
-        watches.add(cachePath, fileID: #fileID, line: #line) { _, _ in }
+        watches.add(cachePath)
         state.watched = cachePath
         _ = consume cachePath
         do {
@@ -63,10 +60,7 @@ struct PathWatchesTests {
             }
         }
         let bob = Profile(name: "Bob")
-        watches.add(
-            ObservedPath(bob, PropertyPath(tracking: \.name, on: scheduler)), fileID: #fileID,
-            line: #line
-        ) { _, _ in }
+        watches.add(ObservedPath(bob, PropertyPath(tracking: \.name, on: scheduler)))
 
         #expect(state.freedAtOnce == true)
     }
@@ -91,9 +85,7 @@ struct PathWatchesTests {
             }
             watched = path
         }
-        watches.add(
-            ObservedPath(Holder(Var(0)), PropertyPath(\.count)), fileID: #fileID, line: #line
-        ) { _, _ in }
+        watches.add(ObservedPath(Holder(Var(0)), PropertyPath(\.count)))
         #expect(watched != nil)
         #expect(lines.count == 0)
 
@@ -128,10 +120,7 @@ struct PathWatchesTests {
         let done = Atomic(false)
         let other = JoinableThread {
             while !done.load(ordering: .acquiring) {
-                watches.add(
-                    ObservedPath(UserCache(), PropertyPath(\.$currentUser)), fileID: #fileID,
-                    line: #line
-                ) { _, _ in }
+                watches.add(ObservedPath(UserCache(), PropertyPath(\.$currentUser)))
             }
         }
         var late = 0
@@ -140,7 +129,7 @@ struct PathWatchesTests {
             do {
                 let cache = UserCache()
                 let path = ObservedPath(cache, PropertyPath(\.$currentUser))
-                watches.add(path, fileID: #fileID, line: #line) { _, _ in }
+                watches.add(path)
                 watched = path
             }
             if watched != nil { late += 1 }
@@ -148,6 +137,13 @@ struct PathWatchesTests {
         done.store(true, ordering: .releasing)
         other.join()
         #expect(late == 0)
+    }
+}
+
+extension PathWatches {
+    /// Adds a watch of `path` that logs nothing.
+    fileprivate func add<Root, Value>(_ path: ObservedPath<Root, Value>) {
+        add(path, fileID: #fileID, line: #line) { _, _ in }
     }
 }
 
