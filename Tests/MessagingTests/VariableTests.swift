@@ -151,6 +151,27 @@ struct VariableTests {
         #expect(number.value == 10)
     }
 
+    /// A value that a set replaces is released after the variable's lock, observed or not: its
+    /// deinit may use the variable (under the lock, this read would wait for itself).
+    @Test(arguments: [false, true])
+    func aReplacedValueIsReleasedOutsideTheLock(observed: Bool) {
+        final class Token {
+            let onDeinit: () -> Void
+            init(onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        let variable = Var<Token?>(nil)
+        let observer = TestObserver()
+        // Counted, not kept: a kept update would keep the token alive.
+        let updates = Recording<Bool>()
+        if observed { observer.observe(variable) { updates.append($0.new == nil) } }
+        let seenInDeinit = Recording<Bool>()
+        variable.value = Token { [unowned variable] in seenInDeinit.append(variable.value == nil) }
+        variable.value = nil
+        #expect(seenInDeinit.elements == [true])
+        #expect(updates.elements == (observed ? [false, true] : []))
+    }
+
     @Test func observableVarExposesItsVariableAsProjectedValue() {
         final class Model {
             @ObservableVar var title = "Untitled"

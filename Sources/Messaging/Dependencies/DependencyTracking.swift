@@ -301,12 +301,11 @@ package enum DependencyTracking {
     /// lock is held (so that no thread delivers the change before it is marked). What the marking
     /// loaded is kept alive, and the work it queued is set apart, until ``takeMarkedWork(on:)``
     /// after unlocking: a last reference must not be released under the source's lock.
-    /// Returns this thread's identity (for ``takeMarkedWork(on:)``).
+    /// Returns this thread's identity (for ``takeMarkedWork(on:)``) and whether it queued work.
     ///
     /// `dependents` is not retained: the source's lock, which the caller holds, keeps it.
     @usableFromInline
-    package static func markWhileLocked(_ dependents: Unmanaged<DependentList>) -> ObjectIdentifier
-    {
+    package static func markWhileLocked(_ dependents: Unmanaged<DependentList>) -> LockedMarking {
         ThreadContext.withThisThread { context in
             context.markedFrom = context.queued.count
             let outer = context.beginMarking()
@@ -314,7 +313,9 @@ package enum DependencyTracking {
             dependents._withUnsafeGuaranteedRef {
                 mark($0, definitely: true, in: context, keepingAlive: true)
             }
-            return ObjectIdentifier(context)
+            return LockedMarking(
+                thread: ObjectIdentifier(context),
+                queuedWork: context.queued.count > context.markedFrom)
         }
     }
 
@@ -433,6 +434,15 @@ extension Dependent {
             return change
         }
     }
+}
+
+/// What ``DependencyTracking/markWhileLocked(_:)`` did, for its caller.
+@usableFromInline
+package struct LockedMarking {
+    /// The marking thread's identity (for ``DependencyTracking/takeMarkedWork(on:)``).
+    @usableFromInline package let thread: ObjectIdentifier
+    /// Whether the marking queued work (something it marked is observed).
+    @usableFromInline package let queuedWork: Bool
 }
 
 /// The work that marking queued (see ``DependencyTracking/takeMarkedWork(on:)``): usually none or

@@ -57,11 +57,28 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         var mustDrain = false
         // The marking thread's identity, if the message marked dependents.
         var marked: ObjectIdentifier? = nil
+        // A message nobody can hear (see below), released after unlocking: it may hold the last
+        // reference to a replaced value, whose deinit may be anyone's code.
+        var unheard: Message? = nil
         let sequence = lock.withLock { () -> UInt64 in
             guard let message = makeMessage() else { return 0 }
             // Compared, not copied: a copy would retain (and release) on every send. Marked
             // here, before any thread can deliver the message.
-            if _slowPath(self.dependents != nil) { marked = markDependentsWhileLocked() }
+            if _slowPath(self.dependents != nil) {
+                let marking = markDependentsWhileLocked()
+                marked = marking?.thread
+                // No work queued by the marking, no observer, no delivery running or waiting:
+                // the message has nobody to reach and nothing to wait for, so it takes no turn
+                // and no sequence number (an observation that starts later would not hear it
+                // anyway); what follows the unlocking only releases what the marking kept alive.
+                // A variable that only unobserved synthetic properties read is set this way.
+                if marking?.queuedWork == false, state.connections.liveCount == 0,
+                    role.load(ordering: .acquiring) == 0
+                {
+                    unheard = consume message
+                    return 0
+                }
+            }
             let sequence = state.takeSequence()
             switch admit(.message(message, author: author, sequence: sequence)) {
             case .deliverNow: delivery = (message, state.connections.snapshot())
@@ -70,6 +87,8 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             }
             return sequence
         }
+        // Released here, after unlocking.
+        withExtendedLifetime(unheard) {}
         if let (message, receivers) = consume delivery {
             if let marked {
                 deliverThenPropagate(
@@ -644,9 +663,10 @@ extension MessengerCore: DependencySource {
     /// queues (observed synthetic properties telling their observers) runs in turn, right after
     /// this change's delivery, on the thread that delivers it: a variable's own observers hear
     /// of a change first.
-    /// Returns this thread's identity, for ``handOverMarkedWork(markedOn:)``.
+    /// Returns the marking: this thread's identity, for ``handOverMarkedWork(markedOn:)``, and
+    /// whether it queued work.
     @usableFromInline
-    func markDependentsWhileLocked() -> ObjectIdentifier? {
+    func markDependentsWhileLocked() -> LockedMarking? {
         guard dependents != nil else { return nil }
         // Not retained for the marking (an atomic retain and release per change): the caller
         // holds the lock, without which the list is not replaced.
