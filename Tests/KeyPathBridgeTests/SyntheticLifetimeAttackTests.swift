@@ -682,6 +682,30 @@ struct SyntheticLifetimeAttackTests {
         }
     }
 
+    // MARK: Values released by a set
+
+    /// A value that a set replaces is released after the variable's lock, when only a synthetic
+    /// property reads the variable (unobserved, such a set takes no delivery turn).
+    @Test(
+        "a replaced value is released after the lock of a variable only a synthetic reads",
+        arguments: [false, true])
+    func aReplacedValueIsReleasedOutsideTheLock(observed: Bool) {
+        final class Model {
+            let token = Var<LAOnDeinit?>(nil)
+            let observer = TestObserver()
+            @Synthetic({ (m: Model) in m.token.value != nil }) var hasToken: Bool
+        }
+        let model = Model()
+        // The variable's only dependent: unobserved, a set of it reaches nobody and takes no
+        // delivery turn; observed, it queues the property's propagation.
+        if observed { model.observer.observe(model.$hasToken) { _ in } } else { _ = model.hasToken }
+        let seen = Recording<Bool>()
+        model.token.value = LAOnDeinit { [unowned model] in seen.append(model.token.value == nil) }
+        model.token.value = nil
+        #expect(seen.elements == [true])
+        #expect(model.hasToken == false)
+    }
+
     // MARK: Owners dying before a value is stored
 
     @Test("an observed property never stored, its owner dying in its evaluation, tells nothing")

@@ -46,7 +46,8 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
 
     /// Calls `makeMessage` under the lock; if it returns a message, accepts it (in the same
     /// critical section, so that a state change and its message are one atomic step) and
-    /// delivers it, or leaves it to the thread that is already delivering.
+    /// delivers it, or leaves it to the thread that is already delivering. (A message that
+    /// nobody can hear, which only marked dependents, ends there.)
     ///
     /// The common case (nobody else delivering) takes the lock once, builds no `DeliveryStep`
     /// and borrows the author from the caller; only the receiver list is retained, as the
@@ -87,8 +88,6 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             }
             return sequence
         }
-        // Released here, after unlocking.
-        withExtendedLifetime(unheard) {}
         if let (message, receivers) = consume delivery {
             if let marked {
                 deliverThenPropagate(
@@ -101,6 +100,8 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             if let marked { handOverMarkedWork(markedOn: marked) }
             if mustDrain { drainPending() }
         }
+        // Kept until here, after what the marking kept alive, as a delivered message is.
+        withExtendedLifetime(unheard) {}
     }
 
     /// Delivers a message that marked dependents, then runs the work the marking queued, still
