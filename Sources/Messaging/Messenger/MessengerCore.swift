@@ -67,13 +67,13 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             // here, before any thread can deliver the message.
             if _slowPath(self.dependents != nil) {
                 let marking = markDependentsWhileLocked()
-                marked = marking?.thread
+                marked = marking.thread
                 // No work queued by the marking, no observer, no delivery running or waiting:
                 // the message has nobody to reach and nothing to wait for, so it takes no turn
                 // and no sequence number (an observation that starts later would not hear it
                 // anyway); what follows the unlocking only releases what the marking kept alive.
                 // A variable that only unobserved synthetic properties read is set this way.
-                if marking?.queuedWork == false, state.connections.liveCount == 0,
+                if !marking.queuedWork, state.connections.liveCount == 0,
                     role.load(ordering: .acquiring) == 0
                 {
                     unheard = consume message
@@ -665,13 +665,12 @@ extension MessengerCore: DependencySource {
     /// this change's delivery, on the thread that delivers it: a variable's own observers hear
     /// of a change first.
     /// Returns the marking: this thread's identity, for ``handOverMarkedWork(markedOn:)``, and
-    /// whether it queued work.
+    /// whether it queued work. Only when there are dependents.
     @usableFromInline
-    func markDependentsWhileLocked() -> LockedMarking? {
-        guard dependents != nil else { return nil }
+    func markDependentsWhileLocked() -> LockedMarking {
         // Not retained for the marking (an atomic retain and release per change): the caller
         // holds the lock, without which the list is not replaced.
-        return DependencyTracking.markWhileLocked(.passUnretained(dependents.unsafelyUnwrapped))
+        DependencyTracking.markWhileLocked(.passUnretained(dependents.unsafelyUnwrapped))
     }
 
     /// After `markDependentsWhileLocked()`, once unlocked, when another thread delivers: hands
