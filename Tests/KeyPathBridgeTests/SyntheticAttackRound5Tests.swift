@@ -46,13 +46,6 @@ final class PCCounter: Sendable {
     var count: Int { value.load(ordering: .sequentiallyConsistent) }
 }
 
-/// Runs a closure in its deinit.
-final class PCOnDeinit: @unchecked Sendable {
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
-    deinit { body() }
-}
-
 /// A lock-protected slot whose object threads swap and copy out.
 final class PCSlot<Object: AnyObject>: @unchecked Sendable {
     private let lock = NSLock()
@@ -512,7 +505,7 @@ struct SyntheticAttackRound5ConcurrencyTests {
         @Sendable func makePair() -> Pair {
             made.add(1, ordering: .relaxed)
             let holder = PCHolder(source: source, deaths: deaths)
-            let canary = PCOnDeinit { closures.add() }
+            let canary = OnDeinit { closures.add() }
             let first = Synthetic(owner: holder, name: "first") { [canary] h in
                 _ = canary
                 return h.source.value % 3
@@ -569,7 +562,7 @@ struct SyntheticAttackRound5ConcurrencyTests {
         weak var weakObserver: TestObserver?
         do {
             let holder = PCHolder(source: base, deaths: deaths)
-            let canary = PCOnDeinit { closures.add() }
+            let canary = OnDeinit { closures.add() }
             let s1 = Synthetic(owner: holder, name: "s1") { [canary] h in
                 _ = canary
                 return h.source.value + 1
@@ -846,9 +839,9 @@ struct SyntheticAttackRound5ConcurrencyTests {
             for round in 0..<50 {
                 // Setters on observed properties are kept until the next marking releases them.
                 model.$bc.set(
-                    500 + round, as: PCOnDeinit { authors.add() })
+                    500 + round, as: OnDeinit { authors.add() })
                 model.$branch.set(
-                    900 + round, as: PCOnDeinit { authors.add() })
+                    900 + round, as: OnDeinit { authors.add() })
                 switch round % 4 {
                 case 0: model.b += 1  // marks bc (definitely), branch and top (maybe)
                 case 1: model.$bc.invalidate()  // marks bc, then nested: branch, top

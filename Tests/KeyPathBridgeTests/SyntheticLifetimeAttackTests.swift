@@ -35,13 +35,6 @@ final class LAHook: @unchecked Sendable {
     }
 }
 
-/// Runs a closure in its deinit.
-final class LAOnDeinit: @unchecked Sendable {
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
-    deinit { body() }
-}
-
 /// An owner with a variable and synthetic properties over it, counting its deaths.
 final class LAModel: @unchecked Sendable {
     let deaths: LACounter
@@ -353,7 +346,7 @@ struct SyntheticLifetimeAttackTests {
             // In a propagation pass: the set queues tenfold and keeps its author as the setter.
             model.$tenfold.set(
                 999,
-                as: LAOnDeinit {
+                as: OnDeinit {
                     ranUnderLock.append(laIsLocked(tenfoldCore) || laIsLocked(xCore))
                 })
             model.x = 7  // marks tenfold: the setter goes
@@ -609,7 +602,7 @@ struct SyntheticLifetimeAttackTests {
         observer.observe(v) { log.append("v:\($0.new)") }
         let e = Synthetic(owner: holder, name: "e") { _ in w.value }
         observer.observe(e) { log.append("e:\($0.new)") }
-        let canary = LAOnDeinit { w.value += 1 }
+        let canary = OnDeinit { w.value += 1 }
         var d: Synthetic<LAHolder, Int>? = Synthetic(owner: holder, name: "d") { [canary] _ in
             _ = canary
             return v.value
@@ -691,7 +684,7 @@ struct SyntheticLifetimeAttackTests {
         arguments: [false, true])
     func aReplacedValueIsReleasedOutsideTheLock(observed: Bool) {
         final class Model {
-            let token = Var<LAOnDeinit?>(nil)
+            let token = Var<OnDeinit?>(nil)
             let observer = TestObserver()
             @Synthetic({ (m: Model) in m.token.value != nil }) var hasToken: Bool
         }
@@ -700,7 +693,7 @@ struct SyntheticLifetimeAttackTests {
         // delivery turn; observed, it queues the property's propagation.
         if observed { model.observer.observe(model.$hasToken) { _ in } } else { _ = model.hasToken }
         let seen = Recording<Bool>()
-        model.token.value = LAOnDeinit { [unowned model] in seen.append(model.token.value == nil) }
+        model.token.value = OnDeinit { [unowned model] in seen.append(model.token.value == nil) }
         model.token.value = nil
         #expect(seen.elements == [true])
         #expect(model.hasToken == false)

@@ -155,18 +155,15 @@ struct VariableTests {
     /// deinit may use the variable (under the lock, this read would wait for itself).
     @Test(arguments: [false, true])
     func aReplacedValueIsReleasedOutsideTheLock(observed: Bool) {
-        final class Token {
-            let onDeinit: () -> Void
-            init(onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
-            deinit { onDeinit() }
-        }
-        let variable = Var<Token?>(nil)
+        let variable = Var<OnDeinit?>(nil)
         let observer = TestObserver()
         // Counted, not kept: a kept update would keep the token alive.
         let updates = Recording<Bool>()
         if observed { observer.observe(variable) { updates.append($0.new == nil) } }
         let seenInDeinit = Recording<Bool>()
-        variable.value = Token { [unowned variable] in seenInDeinit.append(variable.value == nil) }
+        variable.value = OnDeinit { [unowned variable] in
+            seenInDeinit.append(variable.value == nil)
+        }
         variable.value = nil
         #expect(seenInDeinit.elements == [true])
         #expect(updates.elements == (observed ? [false, true] : []))

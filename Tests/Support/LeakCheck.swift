@@ -10,6 +10,14 @@ public final class WeakBox<Object: AnyObject> {
     public var isFreed: Bool { object == nil }
 }
 
+/// Runs a closure in its deinit: for tests of what a release may run, and where.
+public final class OnDeinit: @unchecked Sendable {
+    private let body: () -> Void
+    /// An object that runs `body` when it is freed.
+    public init(_ body: @escaping () -> Void) { self.body = body }
+    deinit { body() }
+}
+
 /// An object whose only purpose is to be captured by a handler and to report its death.
 public final class Canary {
     /// Creates a canary.

@@ -376,11 +376,6 @@ struct StageFusionTests {
     /// `deinit` may use Herald (here: end an observation of another `Map`, whose count handler
     /// settles again).
     @Test func whatADroppedStageCapturedMayUseHeraldWhenItIsFreed() {
-        final class Tripwire {
-            let onDeinit: () -> Void
-            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
-            deinit { onDeinit() }
-        }
         let source = Messenger<Int>()
         let side = source.map { $0 }
         let sideObserver = TestObserver()
@@ -388,7 +383,7 @@ struct StageFusionTests {
         let middle = source.map { $0 }
         let freed = Recording<Bool>()
         do {
-            let tripwire = Tripwire {
+            let tripwire = OnDeinit {
                 sideObserver.stopObserving()
                 freed.append(true)
             }
