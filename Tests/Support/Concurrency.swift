@@ -149,3 +149,17 @@ public struct JoinableThread {
 public func runOnThreadAndJoin(_ body: @escaping () -> Void) {
     JoinableThread(body).join()
 }
+
+/// A count that any thread may add to.
+public final class AtomicCount: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// A count of zero.
+    public init() {}
+
+    /// Adds one.
+    public func increment() { count.add(1, ordering: .relaxed) }
+
+    /// The count so far.
+    public var value: Int { count.load(ordering: .acquiring) }
+}

@@ -144,32 +144,34 @@ struct TransformsConcurrencyTests {
         #expect(received.elements == ["Annie", "Bob"])
     }
 
-    /// A message the old inner object sent just before a re-wire must not be forwarded after the
-    /// new inner object's latest message.
-    @Test func aStaleInnerMessageNeverWinsARaceWithARewire() {
-        for adHoc in [false, true] {
-            let ann = User("Ann")
-            let bob = User("Bob")
-            let currentUser = Var<User?>(ann)
-            let received = Recording<String>()
-            let observer = TestObserver()
-            let standAlone = currentUser.flatMapLatest { $0.new?.name }
-            if adHoc {
-                observer.observe(currentUser).flatMapLatest { $0.new?.name }.new {
-                    received.append($0)
+    #if DEBUG  // the hook exists in debug builds only
+        /// A message the old inner object sent just before a re-wire must not be forwarded after the
+        /// new inner object's latest message.
+        @Test func aStaleInnerMessageNeverWinsARaceWithARewire() {
+            for adHoc in [false, true] {
+                let ann = User("Ann")
+                let bob = User("Bob")
+                let currentUser = Var<User?>(ann)
+                let received = Recording<String>()
+                let observer = TestObserver()
+                let standAlone = currentUser.flatMapLatest { $0.new?.name }
+                if adHoc {
+                    observer.observe(currentUser).flatMapLatest { $0.new?.name }.new {
+                        received.append($0)
+                    }
+                } else {
+                    observer.observe(standAlone) { received.append($0.new) }
                 }
-            } else {
-                observer.observe(standAlone) { received.append($0.new) }
-            }
-            // Accepted by ann's observation, then paused before it is forwarded.
-            let paused = PausedBeforeForwarding { ann.name.value = "Annie" }
-            currentUser.value = bob  // re-wires to bob and forwards "Bob"
-            paused.resume()
+                // Accepted by ann's observation, then paused before it is forwarded.
+                let paused = PausedBeforeForwarding { ann.name.value = "Annie" }
+                currentUser.value = bob  // re-wires to bob and forwards "Bob"
+                paused.resume()
 
-            #expect(received.elements.last == "Bob", "ad hoc: \(adHoc)")
-            #expect(!received.elements.contains("Annie"), "ad hoc: \(adHoc)")
+                #expect(received.elements.last == "Bob", "ad hoc: \(adHoc)")
+                #expect(!received.elements.contains("Annie"), "ad hoc: \(adHoc)")
+            }
         }
-    }
+    #endif
 
     /// Ad hoc flatMapLatest over an origin that is not a cache: a selection made by a message
     /// sent as the observation starts (here by the origin's 0→1 hook, "start loading now") is
@@ -190,55 +192,59 @@ struct TransformsConcurrencyTests {
         #expect(name.isObserved)
     }
 
-    /// Over a cache, the origin's 0→1 hook selects before the initial wiring is handled: the
-    /// wiring must not re-wire (and so drop a change the first inner observation accepted).
-    @Test func startAfterASelectionDoesNotLoseAChange() {
-        let ann = User("Ann")
-        let currentUser = Var<User?>(nil)
-        currentUser.whenObservationStateChanges { [weak currentUser] isObserved in
-            if isObserved { currentUser?.value = ann }
-        }
-        let observer = TestObserver()
-        let received = Recording<String>()
-        let paused = Recording<PausedBeforeForwarding>()
-        observer.observe(currentUser).flatMapLatest { $0.new?.name }.new { name in
-            received.append(name)
-            guard name == "Ann" else { return }
-            // Inside `receive`: the origin's observation started, the initial wiring did not.
-            paused.append(PausedBeforeForwarding { ann.name.value = "Anna" })
-        }
-        // `receive` returned: the initial wiring was handled.
-        paused.elements.first?.resume()
-
-        #expect(ann.name.value == "Anna")
-        #expect(received.elements == ["Ann", "Anna"])
-    }
-}
-
-/// Runs `send` on a new thread whose inner-message forwarding pauses (through the engine's
-/// `beforeForwarding` hook) until `resume()`; returns once the pause is reached.
-final class PausedBeforeForwarding: Sendable {
-    private let release = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
-
-    init(_ send: @escaping @Sendable () -> Void) {
-        let entered = DispatchSemaphore(value: 0)
-        let (release, finished) = (release, finished)
-        Thread {
-            SwitchTestHooks.$beforeForwarding.withValue({
-                entered.signal()
-                release.wait()
-            }) {
-                send()
+    #if DEBUG  // the hook exists in debug builds only
+        /// Over a cache, the origin's 0→1 hook selects before the initial wiring is handled: the
+        /// wiring must not re-wire (and so drop a change the first inner observation accepted).
+        @Test func startAfterASelectionDoesNotLoseAChange() {
+            let ann = User("Ann")
+            let currentUser = Var<User?>(nil)
+            currentUser.whenObservationStateChanges { [weak currentUser] isObserved in
+                if isObserved { currentUser?.value = ann }
             }
-            finished.signal()
-        }.start()
-        entered.wait()
-    }
+            let observer = TestObserver()
+            let received = Recording<String>()
+            let paused = Recording<PausedBeforeForwarding>()
+            observer.observe(currentUser).flatMapLatest { $0.new?.name }.new { name in
+                received.append(name)
+                guard name == "Ann" else { return }
+                // Inside `receive`: the origin's observation started, the initial wiring did not.
+                paused.append(PausedBeforeForwarding { ann.name.value = "Anna" })
+            }
+            // `receive` returned: the initial wiring was handled.
+            paused.elements.first?.resume()
 
-    /// Lets the paused forwarding go on, and waits for the thread to finish.
-    func resume() {
-        release.signal()
-        finished.wait()
-    }
+            #expect(ann.name.value == "Anna")
+            #expect(received.elements == ["Ann", "Anna"])
+        }
+    #endif
 }
+
+#if DEBUG  // the hook exists in debug builds only
+    /// Runs `send` on a new thread whose inner-message forwarding pauses (through the engine's
+    /// `beforeForwarding` hook) until `resume()`; returns once the pause is reached.
+    final class PausedBeforeForwarding: Sendable {
+        private let release = DispatchSemaphore(value: 0)
+        private let finished = DispatchSemaphore(value: 0)
+
+        init(_ send: @escaping @Sendable () -> Void) {
+            let entered = DispatchSemaphore(value: 0)
+            let (release, finished) = (release, finished)
+            Thread {
+                SwitchTestHooks.$beforeForwarding.withValue({
+                    entered.signal()
+                    release.wait()
+                }) {
+                    send()
+                }
+                finished.signal()
+            }.start()
+            entered.wait()
+        }
+
+        /// Lets the paused forwarding go on, and waits for the thread to finish.
+        func resume() {
+            release.signal()
+            finished.wait()
+        }
+    }
+#endif

@@ -1,3 +1,4 @@
+import RuntimeShims
 import Synchronization
 
 #if canImport(Darwin)
@@ -23,6 +24,9 @@ import Synchronization
 ///   allocation per lock; measured in Docs/Performance.md.) In debug builds the lock records its
 ///   holder and, when the same thread locks it again, traps (after a couple of seconds) instead
 ///   of waiting forever.
+///
+/// Optimized code is the code to reason about here: see the comment at the unlocking store for
+/// why it is preceded by a call the optimizer cannot see into.
 ///
 /// The owner keeps the protected state in its own stored properties (marked
 /// `@exclusivity(unchecked)`, since the lock, not the runtime, guarantees exclusive access) and
@@ -74,6 +78,16 @@ package struct Lock: ~Copyable, @unchecked Sendable {
                 #if DEBUG
                     holder.store(0, ordering: .relaxed)
                 #endif
+                // A compiler barrier first. The releasing store orders memory accesses, but
+                // Swift's optimizer does not count it as able to release an object, so it moved
+                // the retain of a reference that `body` read (the old value of a variable, a
+                // snapshot of a list) to after the store: in optimized builds another thread
+                // could release the object before this one retained it, a use after free. Nor
+                // may a release from after the unlocking move into the critical section, where
+                // a `deinit` that locks would wait for this very lock. An opaque call (it may
+                // retain or release anything, as far as the optimizer knows) pins both in place,
+                // whatever `body` is. Checked by the stress tests that CI runs in release builds.
+                herald_lock_barrier()
                 word.store(0, ordering: .releasing)
             }
             return try body()

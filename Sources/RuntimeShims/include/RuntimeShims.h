@@ -1,6 +1,6 @@
 // What Herald's Swift code needs from C: two entry points of the Swift runtime that Swift code
-// may not name (their names are reserved to the runtime), and two thread-local variables (Swift
-// has none).
+// may not name (their names are reserved to the runtime), two thread-local variables (Swift
+// has none), and a compiler barrier for Herald's lock.
 #ifndef HERALD_RUNTIME_SHIMS_H
 #define HERALD_RUNTIME_SHIMS_H
 
@@ -47,5 +47,15 @@ static inline void *_Nullable herald_thread_top_frame(void) {
 static inline void herald_set_thread_top_frame(void *_Nullable frame) {
     herald_thread_top_frame_storage = frame;
 }
+
+/// Does nothing, in a way no optimizer may look through: Herald's `Lock` calls it just before
+/// the store that unlocks. Defined in RuntimeShims.c, so Swift's optimizer sees only a call to
+/// an unknown function, which may retain or release any object and read or write any memory.
+/// No retain of a reference read inside the critical section can then be moved after the
+/// unlocking (where another thread may already have released that object), and no release
+/// from after the unlocking can be moved into it (where a `deinit` that locks would wait for
+/// itself). The empty `asm` with a memory clobber keeps it a barrier even if link-time
+/// optimization inlines it.
+extern void herald_lock_barrier(void);
 
 #endif
