@@ -107,6 +107,59 @@ struct BindingTests {
         withExtendedLifetime(binding) {}
     }
 
+    /// Another observer of `a`, there before the binding, changes `b` while `a`'s change is
+    /// being delivered: the binding hears of `b`'s change first, then of `a`'s older one, and
+    /// must not copy that older value over the newer one.
+    @Test func aChangeMadeWhileAnotherSideIsDeliveredIsNotOverwrittenByTheOlderValue() {
+        let form = Form()
+        let settings = Form()
+        let other = TestObserver()
+        other.observe(form.$email) { update in
+            if update.new == "first" { settings.email = "second" }
+        }
+        let binding = bindTwoWay(
+            form, PropertyPath(\Form.$email), settings, PropertyPath(\Form.$email))
+
+        form.email = "first"
+
+        #expect(settings.email == "second")
+        #expect(form.email == "second")
+        withExtendedLifetime(binding) {}
+    }
+
+    /// The same on the other side: an observer of `b` that changes `a` when `b` changes.
+    @Test func aChangeMadeWhileTheOtherSideIsDeliveredFlowsToBothSides() {
+        let form = Form()
+        let settings = Form()
+        let other = TestObserver()
+        other.observe(settings.$email) { update in
+            if update.new == "first" { form.email = "third" }
+        }
+        let binding = bindTwoWay(form.$email, settings.$email)
+
+        settings.email = "first"
+
+        #expect(form.email == "third")
+        #expect(settings.email == "third")
+        withExtendedLifetime(binding) {}
+    }
+
+    /// A one-way target re-wired while the source changes takes the source's newest value.
+    @Test func aOneWayBindingCopiesTheSourcesNewestValue() {
+        let source = Form()
+        let target = Label()
+        let other = TestObserver()
+        other.observe(source.$email) { update in
+            if update.new == "old" { source.email = "new" }
+        }
+        let binding = bind(source.$email, to: target.$text)
+
+        source.email = "old"
+
+        #expect(target.text == "new")
+        withExtendedLifetime(binding) {}
+    }
+
     @Test func droppingOrUnbindingABindingEndsIt() {
         let a = Var(1)
         let b = Var(0)

@@ -12,10 +12,14 @@ import Transforms
 /// ``bindTwoWay(_:_:_:_:fileID:line:)`` (two-way), or their forms for variables. The binding is
 /// the author of every value it writes, which is how it never reacts to its own writes.
 public final class PropertyBinding: @unchecked Sendable {
-    // `lock` protects `paths` and `connections`: what keeps the binding running.
+    // `lock` protects `paths`, `connections` (what keeps the binding running) and `sync`.
     private let lock = Lock()
     @exclusivity(unchecked) private var paths: [AnyObject] = []
     @exclusivity(unchecked) private var connections: [ConnectionBase] = []
+    @exclusivity(unchecked) private var sync = BindingSyncState()
+    /// Write one side's current value to the other. Set before the binding is shared.
+    private var fromFirst: (PropertyBinding) -> Void = { _ in }
+    private var fromSecond: (PropertyBinding) -> Void = { _ in }
 
     init() {}
 
@@ -39,16 +43,38 @@ public final class PropertyBinding: @unchecked Sendable {
     /// Whether the binding still runs.
     public var isBound: Bool { lock.withLock { !connections.isEmpty } }
 
-    /// Keeps `path` running for the binding, calling `changed` with the author of each change
-    /// of its end value that the binding did not write itself.
+    /// Sets what syncing from each side does (before the binding is shared).
+    func syncs(
+        fromFirst: @escaping (PropertyBinding) -> Void,
+        fromSecond: @escaping (PropertyBinding) -> Void = { _ in }
+    ) {
+        self.fromFirst = fromFirst
+        self.fromSecond = fromSecond
+    }
+
+    /// A side changed (or its path re-wired, or the binding starts): brings the other side in
+    /// sync, or leaves that to the thread that is syncing (see ``BindingSyncState``). Each
+    /// sync reads the side's value as it is then, never an older one from an update, so the
+    /// sides end equal to the last change heard of.
+    func changed(_ side: BindingSide) {
+        guard lock.withLock({ sync.changed(side) }) else { return }
+        while let side = lock.withLock({ sync.next() }) {
+            switch side {
+            case .first: fromFirst(self)
+            case .second: fromSecond(self)
+            }
+        }
+    }
+
+    /// Keeps `path` running for the binding, telling ``changed(_:)`` of each change of its end
+    /// value that the binding did not write itself (if `side` is given).
     func follow<Root, Value>(
-        _ path: ObservedPath<Root, Value>, site: DeclarationSite,
-        _ changed: @escaping (PropertyBinding) -> Void
+        _ path: ObservedPath<Root, Value>, as side: BindingSide?, site: DeclarationSite
     ) {
         let connection = path.messenger.core.connect(receiver: nil, site: site) {
             [weak self] _, author in
-            guard let self, author !== self else { return }  // never react to its own writes
-            changed(self)
+            guard let self, author !== self, let side else { return }  // never its own writes
+            changed(side)
         }
         lock.withLock {
             paths.append(path)
@@ -79,14 +105,14 @@ public func bind<Source: AnyObject, SourceValue, Target: AnyObject, TargetValue>
     let binding = PropertyBinding()
     let from = ObservedPath(source, sourcePath, fileID: fileID, line: line)
     let to = ObservedPath(target, targetPath, fileID: fileID, line: line)
-    let sync = { [weak from, weak to] (binding: PropertyBinding) in
-        guard let from, let to, let value = from.value else { return }
+    binding.syncs(fromFirst: { [weak from, weak to] binding in
+        guard let from, let to, let value = from.liveValue else { return }
         _ = to.write(transform(value), as: binding)
-    }
-    binding.follow(from, site: site, sync)
-    binding.follow(to, site: site) { _ in }  // held, not followed: a one-way target
-    to.whenEndPropertyChanges { [weak binding] in if let binding { sync(binding) } }
-    sync(binding)
+    })
+    binding.follow(from, as: .first, site: site)
+    binding.follow(to, as: nil, site: site)  // held, not followed: a one-way target
+    to.whenEndPropertyChanges { [weak binding] in binding?.changed(.first) }
+    binding.changed(.first)
     return binding
 }
 
@@ -97,10 +123,17 @@ public func bind<Source: AnyObject, SourceValue, Target: AnyObject, TargetValue>
 /// let sync = bindTwoWay(form, PropertyPath(\.$email), settings, PropertyPath(\.$email))
 /// ```
 ///
-/// There is no feedback loop: the binding never reacts to its own writes. When a side
-/// normalizes a value it receives (an observer of `b` uppercases what the binding wrote), the
-/// normalized value flows back once, so both sides end equal. When either path re-wires to
-/// another property, `b` takes `a`'s value again.
+/// There is no feedback loop: the binding never reacts to its own writes. Both sides end equal,
+/// to the last change the binding heard of: it copies each side's value as it is when it
+/// copies, never an older one from an update it is handling (another observer may have changed
+/// the side since), and one thread at a time copies, in the order the changes were heard of.
+/// When a side normalizes a value it receives (an observer of `b` uppercases what the binding
+/// wrote), the normalized value flows back once. When either path re-wires to another property,
+/// `b` takes `a`'s value again.
+///
+/// Writes to both sides from several threads at once end equal too. A property has no
+/// compare-and-set, so a write that lands on a side between the binding's read of the other
+/// side and its write can be overwritten by that write, as by any other later write.
 public func bindTwoWay<A: AnyObject, B: AnyObject, Value>(
     _ a: A, _ aPath: PropertyPath<A, Value>, _ b: B, _ bPath: PropertyPath<B, Value>,
     fileID: StaticString = #fileID, line: UInt = #line
@@ -109,19 +142,21 @@ public func bindTwoWay<A: AnyObject, B: AnyObject, Value>(
     let binding = PropertyBinding()
     let first = ObservedPath(a, aPath, fileID: fileID, line: line)
     let second = ObservedPath(b, bPath, fileID: fileID, line: line)
-    let aToB = { [weak first, weak second] (binding: PropertyBinding) in
-        guard let first, let second, let value = first.value else { return }
-        _ = second.write(value, as: binding)
-    }
-    let bToA = { [weak first, weak second] (binding: PropertyBinding) in
-        guard let first, let second, let value = second.value else { return }
-        _ = first.write(value, as: binding)
-    }
-    binding.follow(first, site: site, aToB)
-    binding.follow(second, site: site, bToA)
-    first.whenEndPropertyChanges { [weak binding] in if let binding { aToB(binding) } }
-    second.whenEndPropertyChanges { [weak binding] in if let binding { aToB(binding) } }
-    aToB(binding)
+    binding.syncs(
+        fromFirst: { [weak first, weak second] binding in
+            guard let first, let second, let value = first.liveValue else { return }
+            _ = second.write(value, as: binding)
+        },
+        fromSecond: { [weak first, weak second] binding in
+            guard let first, let second, let value = second.liveValue else { return }
+            _ = first.write(value, as: binding)
+        })
+    binding.follow(first, as: .first, site: site)
+    binding.follow(second, as: .second, site: site)
+    // A side that re-wired to another property takes `a`'s value, as at the start.
+    first.whenEndPropertyChanges { [weak binding] in binding?.changed(.first) }
+    second.whenEndPropertyChanges { [weak binding] in binding?.changed(.first) }
+    binding.changed(.first)
     return binding
 }
 

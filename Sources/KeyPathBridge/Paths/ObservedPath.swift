@@ -121,6 +121,11 @@ public final class ObservedPath<Root: AnyObject, Value>: Messenger<Update<Value?
         tracker.write(value, as: author)
     }
 
+    /// The end property's value as it is now, or nil if the path is unreachable: unlike
+    /// ``value``, it includes a change whose update the path has not delivered yet. (Bindings
+    /// read through this, so that they never copy an older value over a newer one.)
+    var liveValue: Value? { tracker.wiring.readEnd().map { $0 as! Value } }
+
     /// Calls `handler` whenever the path re-wires to another property at its end (another object
     /// holds it now). Bindings use it to bring a new target in sync at once.
     func whenEndPropertyChanges(_ handler: @escaping () -> Void) {

@@ -126,8 +126,13 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
 
     /// Sets the property at the end of the path; false if it is unreachable.
     func write(_ value: Any, as author: AnyAuthor) -> Bool {
-        let end = lock.withLock { links.count == components.count ? links.last : nil }
-        return end?.write(value, as: author) ?? false
+        endLink?.write(value, as: author) ?? false
+    }
+
+    /// The end property's value as it is now, which may be newer than the path's last update
+    /// (a change the path has not yet heard of), or nil if the path is unreachable.
+    func readEnd() -> Any? {
+        endLink?.read()
     }
 
     /// Sets the path object (once, right after it is made).
