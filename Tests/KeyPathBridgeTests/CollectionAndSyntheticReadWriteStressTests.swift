@@ -12,9 +12,9 @@ final class Labelled: @unchecked Sendable {
 /// "Any method may be called from any thread" for collections and synthetic properties, as
 /// users ship them: each of these crashed (use after free) only in optimized builds, where the
 /// retain of storage read under a lock had been moved after the unlocking. CI runs them in a
-/// release build as well as under the thread sanitizer. The loops are bounded by count.
-@Suite("Concurrency: collection and synthetic reads during writes", .serialized)
-struct CollectionAndSyntheticReadWriteConcurrencyTests {
+/// release build, one test at a time. The loops are bounded by count.
+@Suite("Stress: collection and synthetic reads during writes", .serialized)
+struct CollectionAndSyntheticReadWriteStressTests {
     static let rounds = 1_000_000
 
     @Test func readingAnArraysElementsWhileAnotherThreadMutatesIt() {

@@ -4,11 +4,11 @@ import Testing
 
 /// "Any method may be called from any thread", as users ship it: these programs crashed (use
 /// after free) only in optimized builds, where the retain of a reference read under a lock had
-/// been moved after the unlocking. CI runs them in a release build as well as under the thread
-/// sanitizer; in a debug build they pass before and after the fix, so they guard what users
-/// ship, not what the debugger sees. The loops are bounded by count.
-@Suite("Concurrency: reads and observations during writes", .serialized)
-struct ReadWriteConcurrencyTests {
+/// been moved after the unlocking. CI runs them in a release build, one test at a time (they
+/// pass in a debug build before and after the fix: they guard what users ship). The loops are
+/// bounded by count.
+@Suite("Stress: reads and observations during writes", .serialized)
+struct ReadWriteStressTests {
     /// A class, so that each read retains what another thread's set releases; its string (on
     /// the heap) is released with it.
     final class Payload: Sendable {
