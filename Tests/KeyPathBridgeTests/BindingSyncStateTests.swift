@@ -33,24 +33,22 @@ struct BindingSyncStateTests {
         #expect(changed(.second, &state))  // after the role was given up, a change takes it
     }
 
-    @Test func sidesAreSyncedInTheOrderTheirChangesWereHeard() {
-        var state = BindingSyncState()
-        #expect(changed(.second, &state))
-        #expect(!changed(.first, &state))
-        #expect(next(&state) == .second)
-        #expect(next(&state) == .first)
-        #expect(next(&state) == nil)
-    }
-
-    @Test func aSideHeardOfAgainBeforeItsTurnMovesBehindTheOther() {
+    @Test func theSideHeardOfLastIsSyncedFromAndTheEarlierOneIsNot() {
         var state = BindingSyncState()
         #expect(changed(.first, &state))
         #expect(!changed(.second, &state))
         #expect(!changed(.first, &state))
-        #expect(state.waiting == [.second, .first])
-        #expect(next(&state) == .second)
+        #expect(state.latest == .first)
         #expect(next(&state) == .first)
         #expect(next(&state) == nil)
         #expect(state == BindingSyncState())
+    }
+
+    @Test func aChangeOfTheOtherSideWhileSyncingIsSyncedFromNext() {
+        var state = BindingSyncState()
+        #expect(changed(.first, &state))
+        #expect(!changed(.second, &state))
+        #expect(next(&state) == .second)
+        #expect(next(&state) == nil)
     }
 }

@@ -8,24 +8,21 @@ enum BindingSide: Sendable, Equatable {
 ///
 /// One thread at a time syncs (writes one side's current value to the other). A change heard of
 /// while a thread syncs, on that thread (a handler of the side it wrote changed the side again)
-/// or on another, is left to the syncing thread, which syncs from the changed side before it
-/// lets go: so the binding never writes from two threads at once, and the last change it heard
-/// of is the last one it copies. Sides are synced in the order their changes were heard of; a
-/// side heard of again before its turn moves behind the other, since its turn reads its value
-/// as it is then anyway.
+/// or on another, is left to the syncing thread, which syncs once more before it lets go: so the
+/// binding never writes from two threads at once. It syncs from the side heard of last: a sync
+/// copies the side's value as it is then, so syncing first from a side heard of earlier would
+/// only copy that side's older value over the other's newer one.
 struct BindingSyncState: Equatable {
     /// Whether a thread syncs now.
     private(set) var isSyncing = false
-    /// The sides whose change was heard of and is not synced yet, oldest first; each at most
-    /// once.
-    private(set) var waiting: [BindingSide] = []
+    /// The side whose change was heard of last and is not synced from yet.
+    private(set) var latest: BindingSide?
 
     /// A change of `side` was heard of. True if the caller must now sync: it takes the role, and
     /// calls ``next()`` until that returns nil. False if another thread (or an outer call on
     /// this one) syncs, and will sync from `side`.
     mutating func changed(_ side: BindingSide) -> Bool {
-        waiting.removeAll { $0 == side }
-        waiting.append(side)
+        latest = side
         guard !isSyncing else { return false }
         isSyncing = true
         return true
@@ -34,10 +31,11 @@ struct BindingSyncState: Equatable {
     /// For the syncing thread: the side to sync from next, or nil, after which the thread no
     /// longer syncs.
     mutating func next() -> BindingSide? {
-        guard !waiting.isEmpty else {
+        guard let side = latest else {
             isSyncing = false
             return nil
         }
-        return waiting.removeFirst()
+        latest = nil
+        return side
     }
 }

@@ -126,7 +126,7 @@ public func bind<Source: AnyObject, SourceValue, Target: AnyObject, TargetValue>
 /// There is no feedback loop: the binding never reacts to its own writes. Both sides end equal,
 /// to the last change the binding heard of: it copies each side's value as it is when it
 /// copies, never an older one from an update it is handling (another observer may have changed
-/// the side since), and one thread at a time copies, in the order the changes were heard of.
+/// the side since), one thread at a time, from the side heard of last.
 /// When a side normalizes a value it receives (an observer of `b` uppercases what the binding
 /// wrote), the normalized value flows back once. When either path re-wires to another property,
 /// `b` takes `a`'s value again.
