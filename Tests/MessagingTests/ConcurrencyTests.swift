@@ -150,11 +150,14 @@ struct ConcurrencyTests {
                 resume.signal()
             }
         }
-        messenger.send(2)
+        // Kept alive to the end: an optimized build may free them after their last use above.
+        withExtendedLifetime((observers, latecomers)) {
+            messenger.send(2)
 
-        let kept = Array(stride(from: 0, to: 300, by: 3))
-        #expect(received.elements == kept + kept + Array(1_000..<1_050))
-        #expect(messenger.observationCount == 100 + 50)
+            let kept = Array(stride(from: 0, to: 300, by: 3))
+            #expect(received.elements == kept + kept + Array(1_000..<1_050))
+            #expect(messenger.observationCount == 100 + 50)
+        }
     }
 
     #if DEBUG  // the hook exists in debug builds only
