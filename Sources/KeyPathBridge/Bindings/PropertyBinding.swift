@@ -55,7 +55,8 @@ public final class PropertyBinding: @unchecked Sendable {
     /// A side changed (or its path re-wired, or the binding starts): brings the other side in
     /// sync, or leaves that to the thread that is syncing (see ``BindingSyncState``). Each
     /// sync reads the side's value as it is then, never an older one from an update, so the
-    /// sides end equal to the last change heard of.
+    /// sides end equal (see ``bindTwoWay(_:_:_:_:fileID:line:)`` for the writes that can still
+    /// be overwritten).
     func changed(_ side: BindingSide) {
         guard lock.withLock({ sync.changed(side) }) else { return }
         while let side = lock.withLock({ sync.next() }) {
