@@ -9,6 +9,20 @@ final class Labelled: @unchecked Sendable {
     var label: String
 }
 
+/// A class made anew by each evaluation.
+final class BoxedNumber: @unchecked Sendable {
+    let tag: Int
+    init(_ tag: Int) { self.tag = tag }
+}
+
+/// Synthetic properties whose values live on the heap: a class, and an array of strings.
+final class Boxing: @unchecked Sendable {
+    @ObservableVar var number = 0
+    @Synthetic({ (m: Boxing) in BoxedNumber(m.number) }) var boxed: BoxedNumber
+    @Synthetic({ (m: Boxing) in (0..<4).map { "\(m.number) long enough for the heap \($0)" } })
+    var strings: [String]
+}
+
 /// "Any method may be called from any thread" for collections and synthetic properties, as
 /// users ship them: each of these crashed (use after free) only in optimized builds, where the
 /// retain of storage read under a lock had been moved after the unlocking. CI runs them in a
@@ -86,5 +100,38 @@ struct CollectionAndSyntheticReadWriteStressTests {
         }
         #expect(strays.value == 0)
         #expect(labelled.label == prefix + String(Self.rounds))
+    }
+
+    @Test func readingASetsElementsWhileAnotherThreadMutatesIt() {
+        let set = ObservableSet<String>([])
+        let strays = AtomicCount()
+        concurrently(threads: 3) { thread in
+            if thread == 0 {
+                for index in 1...300_000 {
+                    _ = set.insert("member number \(index) long enough for the heap")
+                    if set.count > 32 { set.removeAll() }
+                }
+            } else {
+                for _ in 0..<300_000 where set.elements.count > 33 { strays.increment() }
+            }
+        }
+        #expect(strays.value == 0)
+    }
+
+    @Test func readingObservedAndUnobservedSyntheticObjectsWhileTheSourceChanges() {
+        let model = Boxing()
+        let observer = TestObserver()
+        observer.observe(model.$strings) { _ in }
+        let bad = AtomicCount()
+        concurrently(threads: 3) { thread in
+            for index in 1...300_000 {
+                switch thread {
+                case 0: model.number = index
+                case 1: if model.boxed.tag < 0 { bad.increment() }
+                default: if model.strings.count != 4 { bad.increment() }
+                }
+            }
+        }
+        #expect(bad.value == 0)
     }
 }

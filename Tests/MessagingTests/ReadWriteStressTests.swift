@@ -1,6 +1,7 @@
 import HeraldTestSupport
-import Messaging
 import Testing
+
+@testable import Messaging
 
 /// "Any method may be called from any thread", as users ship it: these programs crashed (use
 /// after free) only in optimized builds, where the retain of a reference read under a lock had
@@ -101,5 +102,27 @@ struct ReadWriteStressTests {
         }
         #expect(heard.value == Self.rounds)
         #expect(!churner.isObserving(number))
+    }
+
+    @Test func readingSitesAndTheSoleConnectionWhileObservationsComeAndGo() {
+        let number = Var(0)
+        let bad = AtomicCount()
+        concurrently(threads: 3) { thread in
+            for index in 1...100_000 {
+                switch thread {
+                case 0:
+                    let o = Observing(number) { _ in }
+                    number.value = index
+                    withExtendedLifetime(o) {}
+                case 1:
+                    if number.observationSites.count > 1 { bad.increment() }
+                default:
+                    if let sole = number.core.soleConnection, !(sole is Connection<Update<Int>>) {
+                        bad.increment()
+                    }
+                }
+            }
+        }
+        #expect(bad.value == 0)
     }
 }
