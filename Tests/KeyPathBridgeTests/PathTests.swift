@@ -1,5 +1,6 @@
 import HeraldTestSupport
 import KeyPathBridge
+import Synchronization
 import Testing
 
 @Suite("Key paths")
@@ -367,6 +368,48 @@ struct PathTests {
 
 @Suite("Key paths concurrency")
 struct PathConcurrencyTests {
+    final class Leaf: @unchecked Sendable {
+        @ObservableVar var n = 0
+    }
+
+    final class Branch: @unchecked Sendable {
+        @ObservableVar var leaf: Leaf? = Leaf()
+    }
+
+    /// Starting an observation takes the delivering role of what it observes, for a moment;
+    /// another thread that keeps setting the end property must not keep it there.
+    @Test func observingAPathWhileAnotherThreadKeepsSettingItsEndReturns() {
+        let branch = Branch()
+        let leaf = branch.leaf!
+        let observer = TestObserver()
+        let stop = Atomic<Bool>(false)
+        let sent = AtomicCount()
+        let total = 2_000_000
+        let sentByThen = Atomic<Int>(0)
+        let finished = finishes(within: 60) {
+            let producer = JoinableThread {
+                for index in 1...total {
+                    if stop.load(ordering: .relaxed) { break }
+                    leaf.n = index
+                    sent.increment()
+                }
+            }
+            while sent.value < 100 {}  // the other thread is setting
+            for _ in 0..<20 {
+                // A handler slower than a set, so that the other thread outpaces delivery.
+                observer.observe(branch, \.$leaf, \.$n) { _ in busyWork() }
+                observer.stopObserving(branch)
+            }
+            sentByThen.store(sent.value, ordering: .relaxed)
+            stop.store(true, ordering: .relaxed)
+            producer.join()
+        }
+        #expect(finished)
+        #expect(
+            sentByThen.load(ordering: .relaxed) < total,
+            "observe returned only after the other thread stopped")
+    }
+
     @Test func changesAtDifferentLevelsFromSeveralThreadsEndConsistent() {
         let root = Node()
         let children = (0..<4).map { _ in Node() }

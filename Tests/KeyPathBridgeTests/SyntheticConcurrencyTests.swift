@@ -5,6 +5,16 @@ import Testing
 
 @testable import KeyPathBridge
 
+/// A synthetic property whose function sets a variable while it computes (once, when `armed`).
+final class SettingWhileComputing: @unchecked Sendable {
+    let v1 = Var(0)
+    let armed = Atomic<Bool>(false)
+    @Synthetic({ (m: SettingWhileComputing) in
+        if m.armed.exchange(false, ordering: .sequentiallyConsistent) { m.v1.value = 1 }
+        return 7
+    }) var s: Int
+}
+
 /// A synthetic property whose function can be held at a gate, and counts how many runs overlap.
 final class Gated: @unchecked Sendable {
     @ObservableVar var input = 1
@@ -455,6 +465,41 @@ struct SyntheticConcurrencyTests {
                     || text.contains("synthetic property cycle: Pair.y → Pair.x → Pair.y."),
                 "\(text)")
         }
+    }
+
+    /// A thread computing `s` sets `v1`, whose handler sets `v2`, which another thread delivers
+    /// and is behind; that thread's handler then reads `s`, and so waits for the computation.
+    /// The computing thread must not wait for `v2`'s turn (it would wait for a thread that waits
+    /// for it): it forgets the turn it owes, since it is computing.
+    @Test func aComputationWhoseSetIsRelayedBehindAnotherThreadDoesNotWaitForThatThread() {
+        let finished = finishes(within: 10) {
+            let model = SettingWhileComputing()
+            let v2 = Var(0)
+            let observer = TestObserver()
+            let dReady = DispatchSemaphore(value: 0)
+            let gate = DispatchSemaphore(value: 0)
+            let inCompute = DispatchSemaphore(value: 0)
+            observer.observe(model.v1) { _ in
+                v2.value = 1_000  // queued behind d, which is behind: owed
+                inCompute.signal()
+            }
+            observer.observe(v2) { update in
+                guard update.new == 1 else { return }
+                for i in 2..<42 { v2.value = i }  // re-entrant: 40 queued, the turn is behind
+                dReady.signal()
+                gate.wait()
+                _ = model.s  // waits for e, which computes s
+            }
+            let d = JoinableThread { v2.value = 1 }
+            dReady.wait()
+            model.armed.store(true, ordering: .sequentiallyConsistent)
+            let e = JoinableThread { _ = model.s }
+            inCompute.wait()
+            gate.signal()
+            d.join()
+            e.join()
+        }
+        #expect(finished, "deadlocked: an owed turn was taken inside an evaluation")
     }
 }
 

@@ -163,3 +163,16 @@ public final class AtomicCount: Sendable {
     /// The count so far.
     public var value: Int { count.load(ordering: .acquiring) }
 }
+
+/// Which thread runs: comparable across threads, for tests of where a handler ran.
+public enum ThreadIdentity {
+    /// The calling thread's identity.
+    public static var current: UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
+}
+
+/// Work that takes a while (some microseconds), for a handler that must be slower than a send.
+public func busyWork() {
+    var x = 0
+    for step in 0..<20_000 { x &+= step }
+    withExtendedLifetime(x) {}
+}

@@ -192,6 +192,20 @@ package enum DependencyTracking {
         }
     }
 
+    /// Whether this thread brings no computed value up to date (no evaluation or check is open
+    /// on it), so that no other thread can be waiting for it here: Messaging's delivery turns
+    /// let only such a thread wait.
+    @usableFromInline
+    static var holdsNothing: Bool {
+        guard let context = ThreadContext.current else { return true }
+        return holdsNothing(in: context)
+    }
+
+    /// ``holdsNothing`` for the thread whose context is `context` (this one).
+    static func holdsNothing(in context: ThreadContext) -> Bool {
+        context.refreshes == 0 && herald_thread_top_frame() == nil
+    }
+
     /// Ends what ``beginRefresh()`` started on `thread` (this thread, as it returned it); the
     /// outermost runs the work queued meanwhile.
     @usableFromInline
@@ -533,6 +547,9 @@ final class ThreadContext {
     }
     @exclusivity(unchecked) var queued: [any PropagationWork] = []
     @exclusivity(unchecked) var isPropagating = false
+    /// Delivery turns the thread owes (see `OwedTurns`), and whether it is paying them.
+    @exclusivity(unchecked) var owedTurns: [any DeliveryTurns] = []
+    @exclusivity(unchecked) var isPayingOwedTurns = false
     /// Computed values being brought up to date on this thread (see `beginRefresh()`).
     @exclusivity(unchecked) var refreshes = 0
     /// How many circles of reads the thread left since its outermost refresh began (see

@@ -1,3 +1,4 @@
+import RuntimeShims
 import Synchronization
 
 /// The thread-safe heart of a ``Messenger``: its lock, its state and the delivery loop.
@@ -61,6 +62,9 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         // A message nobody can hear (see below), released after unlocking: it may hold the last
         // reference to a replaced value, whose deinit may be anyone's code.
         var unheard: Message? = nil
+        // Set if this sender must wait for the delivering role (see `queuedBehind()`); unmanaged,
+        // so that the common case (nil) releases nothing.
+        var taker: Unmanaged<Parker>? = nil
         let sequence = lock.withLock { () -> UInt64 in
             guard let message = makeMessage() else { return 0 }
             // Compared, not copied: a copy would retain (and release) on every send. Marked
@@ -83,7 +87,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             let sequence = state.takeSequence()
             switch admit(.message(message, author: author, sequence: sequence)) {
             case .deliverNow: delivery = (message, state.connections.snapshot())
-            case .queued: break
+            case .queued: taker = queuedBehind()
             case .drainQueue: mustDrain = true
             }
             return sequence
@@ -99,6 +103,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         } else {
             if let marked { handOverMarkedWork(markedOn: marked) }
             if mustDrain { drainPending() }
+            if let taker { waitForTurn(taker.takeRetainedValue()) }
         }
         // Kept until here, after what the marking kept alive, as a delivered message is.
         withExtendedLifetime(unheard) {}
@@ -150,12 +155,14 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         var current = role.load(ordering: .acquiring)
         if current & Self.delivering == 0 {
             role.store(Self.delivering, ordering: .relaxed)
+            beginTurn()
             return .deliverNow
         }
         pending.append(item())
         while true {
             if current & Self.delivering == 0 {
                 role.store(Self.delivering | Self.hasPending, ordering: .relaxed)
+                beginTurn()
                 return .drainQueue
             }
             let (exchanged, original) = role.compareExchange(
@@ -173,7 +180,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         let released = role.compareExchange(
             expected: Self.delivering, desired: 0, ordering: .acquiringAndReleasing
         ).exchanged
-        if !released { drainPending() }
+        if released { endTurn() } else { drainPending() }
     }
 
     /// Takes the delivering role for work the caller does itself (not a message of this core),
@@ -190,6 +197,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             // `delivering`).
             guard role.load(ordering: .acquiring) == 0 else { return false }
             role.store(Self.delivering, ordering: .relaxed)
+            beginTurn()
             return true
         }
     }
@@ -201,15 +209,24 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         finishDelivering()
     }
 
-    /// Runs queued work until none is left, then gives up the delivering role. Only the thread
-    /// that holds the role calls this, so deliveries never overlap.
+    /// Runs queued work until none is left, then gives up the delivering role; or, between two
+    /// steps, hands the role to a sender waiting for it, which delivers the rest. Only the
+    /// thread that holds the role calls this, so deliveries never overlap.
     @inlinable
     func drainPending() {
         repeat {
-            if let step = lock.withLock({ nextStep() }) { perform(step) }
+            if let step = lock.withLock({ nextStep() }) {
+                if case .handOff(let taker) = step {
+                    taker.unpark()
+                    endTurn()
+                    return
+                }
+                perform(step)
+            }
         } while !role.compareExchange(
             expected: Self.delivering, desired: 0, ordering: .acquiringAndReleasing
         ).exchanged
+        endTurn()
     }
 
     /// Under the lock, before changing the connection list. A delivering thread reads its snapshot
@@ -268,11 +285,15 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     }
 
     /// The next queued step, or nil. Called under the lock by the delivering thread; clears
-    /// `hasPending` when it takes the last item.
+    /// `hasPending` when it takes the last item. A sender waiting for the role is handed it here
+    /// (see ``DeliveryTurn/next()``).
     @inlinable
     func nextStep() -> DeliveryStep<Message>? {
+        if case .handOff(let taker) = state.turn.next() { return .handOff(to: taker) }
         let item = pending.popFirst()
-        if pending.isEmpty { role.store(Self.delivering, ordering: .relaxed) }
+        // While a sender waits to be handed the role, `hasPending` stays set, so that the role
+        // is handed over, never given up.
+        if pending.isEmpty, state.turn.mayGiveUp { role.store(Self.delivering, ordering: .relaxed) }
         switch item {
         case .message(let message, let author, let sequence):
             return .message(
@@ -302,6 +323,9 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             disconnectAll()
         case .work(let work):
             work.perform()
+        case .handOff:
+            // `drainPending` hands the role over itself, and performs no such step.
+            break
         }
     }
 
@@ -656,6 +680,8 @@ package protocol DeliveryTurns: AnyObject, Sendable {
     var soleConnection: ConnectionBase? { get }
     /// See ``MessengerCore/setConnectionCountHandler(_:)``.
     func setConnectionCountHandler(_ handler: @escaping () -> Void)
+    /// See ``MessengerCore/takeTurnIfBehind()``.
+    func takeTurnIfBehind()
 }
 
 extension MessengerCore: DependencySource {

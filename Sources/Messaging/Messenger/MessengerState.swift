@@ -11,6 +11,9 @@ enum DeliveryStep<Message> {
     case endObservations
     /// Work done in turn with the messages (`performInTurn`, `connectSendingLatest`).
     case work(QueuedWork)
+    /// Give the delivering role to the sender waiting for it (see `MessengerCore.send`), and
+    /// return: that sender delivers what is queued from now on.
+    case handOff(to: Parker)
 }
 
 /// Work accepted while another call was delivering, in acceptance order.
@@ -83,6 +86,8 @@ struct DeliveryState {
     @usableFromInline var connections = ConnectionList()
     @usableFromInline var nextSequence: UInt64 = 0
     @usableFromInline var observationStateHandler: ((Bool) -> Void)?
+    /// The bound on the delivering thread's turn, and who waits to take over.
+    @usableFromInline var turn = DeliveryTurn()
 
     @usableFromInline init() {}
 
@@ -111,6 +116,10 @@ struct PendingQueue<Message> {
     /// Whether nothing waits.
     @inlinable
     var isEmpty: Bool { head >= items.count }
+
+    /// How many items wait.
+    @inlinable
+    var count: Int { items.count - head }
 
     /// The oldest item, or nil when the queue is empty. Taking the last item empties the array
     /// (keeping a small buffer); the caller holds the taken item, so no message is released here.

@@ -35,11 +35,13 @@ public typealias AnyAuthor = AnyObject
 /// Threads: every method may be called from any thread. A messenger delivers one message at a
 /// time. Handlers run on the thread that called `send`; if another thread is already delivering
 /// this messenger's messages, that thread delivers the new message after the current ones and
-/// `send` returns at once. (A thread that starts or ends an observation, and so triggers the
-/// observation-state handler, likewise delivers whatever was queued meanwhile.) Swift cannot
-/// check that a handler's isolation matches the sending thread: mutate an object from the
-/// isolation its observers expect (for example the main actor), or hop with the Transforms
-/// layer's `receive(on:)`.
+/// `send` returns at once; but a delivering thread does only its share of other threads' work
+/// (32 queued messages), after which a sender that delivers nothing itself waits, 10 ms at most,
+/// to take over (see "What a send may wait for" in Docs/Messaging.md). (A thread that starts or
+/// ends an observation, and so triggers the observation-state handler, likewise delivers
+/// whatever was queued meanwhile.) Swift cannot check that a handler's isolation matches the sending thread:
+/// mutate an object from the isolation its observers expect (for example the main actor), or
+/// hop with the Transforms layer's `receive(on:)`.
 public protocol ObservableObject<Message>: AnyObject {
     /// The type of the messages this object sends.
     associatedtype Message

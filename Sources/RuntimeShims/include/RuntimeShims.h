@@ -1,5 +1,5 @@
 // What Herald's Swift code needs from C: two entry points of the Swift runtime that Swift code
-// may not name (their names are reserved to the runtime), two thread-local variables (Swift
+// may not name (their names are reserved to the runtime), three thread-local variables (Swift
 // has none), and a compiler barrier for Herald's lock.
 #ifndef HERALD_RUNTIME_SHIMS_H
 #define HERALD_RUNTIME_SHIMS_H
@@ -46,6 +46,31 @@ static inline void *_Nullable herald_thread_top_frame(void) {
 /// Stores the calling thread's innermost open evaluation frame (NULL when none is open).
 static inline void herald_set_thread_top_frame(void *_Nullable frame) {
     herald_thread_top_frame_storage = frame;
+}
+
+/// The calling thread's part in Messaging's delivery turns, in one word so that taking and
+/// giving up a delivering role costs an increment and a decrement with a compare: twice the
+/// number of messengers' delivering roles the thread holds, plus 1 if the thread queued work
+/// behind another thread's delivery, while it delivered itself, and must pay that turn once it
+/// holds no role (see `OwedTurns`). Defined in RuntimeShims.c.
+extern _Thread_local long herald_thread_delivery_storage;
+
+/// The calling thread took a messenger's delivering role.
+static inline void herald_enter_delivery(void) { herald_thread_delivery_storage += 2; }
+
+/// The calling thread gave a messenger's delivering role up (or handed it over). True if it
+/// now holds no role and owes turns.
+static inline bool herald_leave_delivery(void) {
+    herald_thread_delivery_storage -= 2;
+    return herald_thread_delivery_storage == 1;
+}
+
+/// Whether the calling thread holds a messenger's delivering role.
+static inline bool herald_is_delivering(void) { return herald_thread_delivery_storage > 1; }
+
+/// Records whether the calling thread owes turns.
+static inline void herald_set_owes_turns(bool owes) {
+    herald_thread_delivery_storage = (herald_thread_delivery_storage & ~1L) | (owes ? 1 : 0);
 }
 
 /// Does nothing, in a way no optimizer may look through: Herald's `Lock` calls it just before
