@@ -188,8 +188,9 @@ struct DeliveryTurnConcurrencyTests {
 
     /// A sender holds a lock of its own around its sets, and a handler of the variable takes the
     /// same lock: when a set has to wait for its turn, the handler cannot return until the sender
-    /// lets the lock go. The wait ends by itself (after at most `DeliveryTurn.longestWait`), the
-    /// set returns with its message queued, and every set is delivered.
+    /// lets the lock go. The wait ends by itself (once the delivering thread took no step for
+    /// `DeliveryTurn.longestWait`), the set returns with its message queued, and every set is
+    /// delivered.
     @Test func aSendWaitingForItsTurnEndsWhenTheHandlerWaitsForTheSender() {
         let heardByThen = Atomic<Int>(0)
         let finished = finishes(within: 60) {
@@ -223,6 +224,134 @@ struct DeliveryTurnConcurrencyTests {
         }
         #expect(finished, "deadlocked: a send waited for a handler that waited for the sender")
         #expect(heardByThen.load(ordering: .relaxed) == 99)
+    }
+
+    /// A handler that sends to a messenger another thread delivers, and is behind, does not wait
+    /// for it (that thread could be waiting for this one): its sends return at once, while the
+    /// other thread is still held in a handler.
+    @Test func aHandlerSendingBehindAnotherThreadsDeliveryDoesNotWait() {
+        let target = SharedMessenger<Int>()
+        let relay = SharedMessenger<Int>()
+        let observer = TestObserver()
+        let holding = DispatchSemaphore(value: 0)
+        let sent = DispatchSemaphore(value: 0)
+        let withdrawnWhileHeld = Atomic<Int>(-1)
+        let core = target.core
+        observer.observe(target) { message in
+            if message == 0 {
+                holding.signal()
+                sent.wait()  // held until the relay's sends returned
+            }
+        }
+        observer.observe(relay) { _ in
+            for index in 1...2 * DeliveryTurn.share { target.send(index) }
+            withdrawnWhileHeld.store(withdrawals(at: core), ordering: .relaxed)
+            sent.signal()
+        }
+        let finished = finishes(within: 60) {
+            let deliverer = JoinableThread { target.send(0) }
+            holding.wait()
+            relay.send(0)
+            deliverer.join()
+        }
+        #expect(finished)
+        // Had the handler waited, it would have withdrawn (the other thread took no step).
+        #expect(withdrawnWhileHeld.load(ordering: .relaxed) == 0)
+    }
+
+    /// Another thread starts and ends observations as fast as it can, and the messenger's
+    /// observation-state handler is slower: each change is queued work like a message, so the
+    /// call that is telling the handler returns while the other thread goes on, and what waits
+    /// stays bounded.
+    @Test func observationStateChangesFromAnotherThreadAreBoundedLikeMessages() {
+        let messenger = SharedMessenger<Int>()
+        let started = DispatchSemaphore(value: 0)
+        let core = messenger.core
+        let mostWaiting = Atomic<Int>(0)
+        let made = AtomicCount()
+        let gated = Atomic<Bool>(false)
+        messenger.whenObservationStateChanges { isObserved in
+            if !isObserved, !gated.load(ordering: .relaxed) {
+                gated.store(true, ordering: .relaxed)
+                started.signal()
+                while made.value < 8 {}
+            }
+            Self.busy()
+            let waiting = core.lock.withLock { core.pending.count }
+            mostWaiting.max(waiting, ordering: .relaxed)
+        }
+        let total = 20_000
+        let madeByThen = Atomic<Int>(0)
+        let finished = finishes(within: 60) {
+            let stop = Atomic<Bool>(false)
+            var first: Observing<SharedMessenger<Int>>? = Observing(messenger) { _ in }
+            _ = first
+            let other = JoinableThread {
+                started.wait()
+                for _ in 0..<total {
+                    if stop.load(ordering: .relaxed) { break }
+                    let observing = Observing(messenger) { _ in }
+                    withExtendedLifetime(observing) {}
+                    made.increment()
+                }
+            }
+            first = nil  // unobserved: tells the handler, which lets the other thread start
+            madeByThen.store(made.value, ordering: .relaxed)
+            stop.store(true, ordering: .relaxed)
+            other.join()
+        }
+        #expect(finished)
+        #expect(
+            madeByThen.load(ordering: .relaxed) < total,
+            "the call returned only after the other thread stopped")
+        #expect(mostWaiting.load(ordering: .relaxed) <= 4 * DeliveryTurn.share)
+    }
+
+    /// Another thread starts observations with `.initial` as fast as it can, while this thread's
+    /// set is delivered: each first value is queued work like a message, so the set returns while
+    /// the other thread goes on, and what waits stays bounded.
+    @Test func initialValuesForObservationsStartedElsewhereAreBoundedLikeMessages() {
+        let number = Var(0)
+        let observer = TestObserver()
+        let started = DispatchSemaphore(value: 0)
+        let core = number.core
+        let mostWaiting = Atomic<Int>(0)
+        let made = AtomicCount()
+        observer.observe(number) { update in
+            if update.new == 1 {
+                started.signal()
+                while made.value < 8 {}
+            }
+        }
+        let total = 20_000
+        let madeByThen = Atomic<Int>(0)
+        let finished = finishes(within: 60) {
+            let stop = Atomic<Bool>(false)
+            let other = JoinableThread {
+                started.wait()
+                var kept: [Observing<Var<Int>>] = []
+                for _ in 0..<total {
+                    if stop.load(ordering: .relaxed) { break }
+                    let observing = Observing(number, options: .initial) { _ in
+                        Self.busy()
+                        let waiting = core.lock.withLock { core.pending.count }
+                        mostWaiting.max(waiting, ordering: .relaxed)
+                    }
+                    kept.append(observing)
+                    made.increment()
+                }
+                kept.removeAll()
+            }
+            number.value = 1
+            madeByThen.store(made.value, ordering: .relaxed)
+            stop.store(true, ordering: .relaxed)
+            other.join()
+        }
+        #expect(finished)
+        #expect(
+            madeByThen.load(ordering: .relaxed) < total,
+            "the set returned only after the other thread stopped starting observations")
+        #expect(mostWaiting.load(ordering: .relaxed) <= 4 * DeliveryTurn.share)
     }
 
     /// Three messengers; four threads send to all; every handler of a sent message relays it to
@@ -316,9 +445,10 @@ struct DeliveryTurnConcurrencyTests {
         }
     }
 
-    /// While a sender waits for its turn, the observer and every other reference to the
-    /// messenger go away: nothing crashes, and the messenger's core is freed afterwards.
-    @Test func theMessengerAndItsObserverMayGoAwayWhileASenderWaitsForItsTurn() {
+    /// While a sender waits for its turn, the observer and the test's own reference to the
+    /// messenger go away (the waiting sender still holds one): nothing crashes, and the
+    /// messenger's core is freed once the sender is done.
+    @Test func theObserverMayGoAwayWhileASenderWaitsForItsTurn() {
         let weakCore = WeakReference()
         let finished = finishes(within: 20) {
             var messenger: SharedMessenger<Int>? = SharedMessenger<Int>()
@@ -430,9 +560,17 @@ struct DeliveryTurnConcurrencyTests {
     }
 }
 
-/// Waits (spinning) until `count` senders wait to be handed `core`'s delivering role.
+/// Waits (spinning) until `count` threads waited to be handed `core`'s delivering role: they
+/// wait now, or waited and withdrew.
 func waitForTakers<Message>(_ count: Int, at core: MessengerCore<Message>) {
-    while core.lock.withLock({ core.state.turn.takers.count }) < count {}
+    while core.lock.withLock({ core.state.turn.takers.count + core.state.turn.withdrawals })
+        < count
+    {}
+}
+
+/// How many threads withdrew from waiting for `core`'s delivering role, for want of progress.
+func withdrawals<Message>(at core: MessengerCore<Message>) -> Int {
+    core.lock.withLock { core.state.turn.withdrawals }
 }
 
 /// Whether this thread holds no delivering role and owes no turn, as a thread should once its

@@ -2,58 +2,72 @@ import Testing
 
 @testable import Messaging
 
-/// The rules of a delivery turn, without threads: when a messenger is behind, when the delivering
-/// thread hands its role over, and what a sender whose wait ended finds.
+/// The rules of a delivery turn, without threads: when a thread waits for the delivering role,
+/// when the delivering thread hands it over, and what a waiting thread does when its time is up.
 @Suite("Delivery turns: the rules")
 struct DeliveryTurnTests {
-    @Test func aMessengerIsBehindOnceAShareWaitsOrWasTaken() {
-        var turn = DeliveryTurn()
-        #expect(!turn.isBehind(waiting: DeliveryTurn.share - 1))
-        #expect(turn.isBehind(waiting: DeliveryTurn.share))
-        for _ in 0..<DeliveryTurn.share - 1 { _ = turn.next() }
-        #expect(!turn.isBehind(waiting: 1))
-        _ = turn.next()
-        #expect(turn.isBehind(waiting: 1))
-        turn.begin()
-        #expect(!turn.isBehind(waiting: 1), "a new turn starts with nothing taken")
+    /// Takes `count` steps that each take an item, with `waiting` items queued.
+    static func take(_ count: Int, in turn: inout DeliveryTurn, waiting: Int = 100) {
+        for _ in 0..<count {
+            guard case .take = turn.next(waiting: waiting) else {
+                Issue.record("handed over early")
+                return
+            }
+        }
     }
 
-    @Test func theRoleIsHandedOverOnlyAfterTheTurnTookSomething() {
+    @Test func aThreadWaitsOnceAShareWaitsOrWasTaken() {
+        var turn = DeliveryTurn()
+        #expect(!turn.mustWait(waiting: DeliveryTurn.share - 1))
+        #expect(turn.mustWait(waiting: DeliveryTurn.share))
+        Self.take(DeliveryTurn.share - 1, in: &turn)
+        #expect(!turn.mustWait(waiting: 1))
+        Self.take(1, in: &turn)
+        #expect(turn.mustWait(waiting: 1))
+        turn.begin()
+        #expect(!turn.mustWait(waiting: 1), "a new turn starts with nothing taken")
+    }
+
+    @Test func theRoleIsHandedOverOnceTheTurnTookItsShare() {
         var turn = DeliveryTurn()
         let taker = Parker()
         turn.wait(taker)
-        #expect(!turn.mayGiveUp, "a waiting sender keeps the role from being given up")
-        guard case .take = turn.next() else {
-            Issue.record("handed over before anything was taken")
-            return
-        }
-        guard case .handOff(let handed) = turn.next() else {
-            Issue.record("not handed over at the next step")
+        #expect(!turn.mayGiveUp, "a waiting thread keeps the role from being given up")
+        Self.take(DeliveryTurn.share, in: &turn)
+        guard case .handOff(let handed) = turn.next(waiting: 100) else {
+            Issue.record("not handed over after the share")
             return
         }
         #expect(handed === taker)
         #expect(turn.mayGiveUp)
-        // The taker's turn starts with nothing taken: it takes before it hands over in turn.
+        // The taker's turn starts with nothing taken: it takes its share before handing over.
         turn.wait(Parker())
-        guard case .take = turn.next() else {
-            Issue.record("the new turn handed over before taking anything")
+        Self.take(DeliveryTurn.share, in: &turn)
+    }
+
+    @Test func theRoleIsHandedOverAtOnceWhenNothingIsLeft() {
+        var turn = DeliveryTurn()
+        turn.wait(Parker())
+        Self.take(1, in: &turn, waiting: 5)
+        guard case .handOff = turn.next(waiting: 0) else {
+            Issue.record("a thread waited for a turn with nothing left to deliver")
             return
         }
     }
 
-    @Test func waitingSendersAreHandedTheRoleOldestFirst() {
+    @Test func waitingThreadsAreHandedTheRoleOldestFirst() {
         var turn = DeliveryTurn()
         let first = Parker()
         let second = Parker()
         turn.wait(first)
         turn.wait(second)
-        _ = turn.next()
-        guard case .handOff(let one) = turn.next() else {
+        Self.take(DeliveryTurn.share, in: &turn)
+        guard case .handOff(let one) = turn.next(waiting: 100) else {
             Issue.record("not handed over")
             return
         }
-        _ = turn.next()
-        guard case .handOff(let two) = turn.next() else {
+        Self.take(DeliveryTurn.share, in: &turn)
+        guard case .handOff(let two) = turn.next(waiting: 100) else {
             Issue.record("not handed over")
             return
         }
@@ -61,21 +75,46 @@ struct DeliveryTurnTests {
         #expect(two === second)
     }
 
-    @Test func aSenderWhoseTimeRanOutWithdrawsUnlessItWasHandedTheRole() {
+    @Test func aWaitingThreadWaitsOnWhileTheDeliveringThreadTakesSteps() {
         var turn = DeliveryTurn()
-        let late = Parker()
-        let waiting = Parker()
-        turn.wait(late)
-        turn.wait(waiting)
-        _ = turn.next()
-        _ = turn.next()  // hands over to `late`
-        let lateWithdrew = turn.withdraw(late)
-        let waitingWithdrew = turn.withdraw(waiting)
-        let withdrewTwice = turn.withdraw(waiting)
-        #expect(!lateWithdrew, "it was handed the role: it must take it")
-        #expect(waitingWithdrew)
+        let taker = Parker()
+        turn.wait(taker)
+        Self.take(1, in: &turn)
+        guard case .keepWaiting = turn.timedOut(taker) else {
+            Issue.record("withdrew although the delivering thread took a step")
+            return
+        }
+        guard case .withdrew = turn.timedOut(taker) else {
+            Issue.record("waited on although the delivering thread took no step")
+            return
+        }
+        #expect(turn.withdrawals == 1)
         #expect(turn.mayGiveUp)
-        #expect(!withdrewTwice, "withdrawn once")
+    }
+
+    @Test func aThreadHandedTheRoleAsItsTimeRanOutTakesIt() {
+        var turn = DeliveryTurn()
+        let taker = Parker()
+        turn.wait(taker)
+        Self.take(DeliveryTurn.share, in: &turn)
+        _ = turn.next(waiting: 100)  // hands over
+        guard case .handedOver = turn.timedOut(taker) else {
+            Issue.record("withdrew from a role it was handed")
+            return
+        }
+        #expect(turn.withdrawals == 0)
+    }
+
+    @Test func nobodyWaitsAtAStalledMessengerUntilItsNextStep() {
+        var turn = DeliveryTurn()
+        let taker = Parker()
+        turn.wait(taker)
+        _ = turn.timedOut(taker)  // no step since it began waiting: withdraws
+        #expect(turn.isStalled)
+        #expect(!turn.mustWait(waiting: 100), "a stuck handler costs one wait, not one per send")
+        Self.take(1, in: &turn)
+        #expect(!turn.isStalled)
+        #expect(turn.mustWait(waiting: 100))
     }
 
     @Test func aParkerReturnsWhenUnparkedOrWhenItsTimeIsUp() {

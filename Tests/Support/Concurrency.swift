@@ -171,8 +171,11 @@ public enum ThreadIdentity {
 }
 
 /// Work that takes a while (some microseconds), for a handler that must be slower than a send.
+/// Its input and result go through an atomic, so that an optimized build cannot fold it away.
 public func busyWork() {
-    var x = 0
-    for step in 0..<20_000 { x &+= step }
-    withExtendedLifetime(x) {}
+    var x = busyWorkState.load(ordering: .relaxed)
+    for step in 0..<20_000 { x = x &* 31 &+ step }
+    busyWorkState.store(x, ordering: .relaxed)
 }
+
+private let busyWorkState = Atomic<Int>(1)

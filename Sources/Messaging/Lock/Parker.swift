@@ -50,8 +50,8 @@ final class Parker: @unchecked Sendable {
             var timeout = timespec(
                 tv_sec: nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
             while !isUnparked {
-                // Relative, so it is measured from now on each wake-up: a spurious wake-up
-                // lengthens the wait by at most its own time, which is rare and short.
+                // Relative: a spurious wake-up (rare) starts the whole time again. The time
+                // only bounds a wait for another thread's progress, so that is harmless.
                 if pthread_cond_timedwait_relative_np(condition, mutex, &timeout) == ETIMEDOUT {
                     break
                 }

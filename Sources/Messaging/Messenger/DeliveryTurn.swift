@@ -2,15 +2,20 @@
 /// thread delivers before a sender takes over, and who waits to take over.
 ///
 /// One thread at a time holds a messenger's delivering role, and delivers, besides its own
-/// message, what other threads queue meanwhile. Without a bound, a thread that keeps sending
-/// holds the delivering thread for as long as it sends (an app's main thread frozen by a busy
-/// model), and what it sends piles up. So a turn has a ``share``: once the delivering thread took
-/// that many queued items in its turn, or that many wait, the messenger is *behind*, and a sender
-/// that is free to wait (see `MessengerCore.queuedBehind()`) queues its message and waits to be
-/// handed the role. The delivering thread hands it over at its next step, once it took anything
-/// in its turn, and returns; the sender then delivers what is queued, its own message among it.
-/// A sender waits at most ``longestWait``: then it withdraws, and its message stays queued for
-/// whoever delivers.
+/// work, what other threads queue meanwhile. Without a bound, a thread that keeps sending holds
+/// the delivering thread for as long as it sends (an app's main thread frozen by a busy model),
+/// and what it sends piles up. So:
+///
+/// - The messenger is *behind* once the delivering thread took a ``share`` of queued items in its
+///   turn, or a share waits. A thread that queues work then, and is free to wait (see
+///   `MessengerCore.waitForRoleIfFree()`), waits to be handed the role.
+/// - The delivering thread hands it over once it has taken its share in this turn (or, if
+///   nothing is left, at once), and returns; the new holder's turn begins.
+/// - A waiting sender waits while the delivering thread makes progress. When the delivering
+///   thread took no step for ``longestWait`` (a handler that takes that long, or that waits for
+///   something the sender holds), the sender withdraws and returns, its work left queued; and
+///   until the delivering thread takes a step again, the messenger is *stalled*: nobody else
+///   waits there either, so a stuck handler costs one such wait, not one per send.
 ///
 /// Kept in the messenger's lock-protected state. Its methods only decide; the core carries out
 /// what they say (waking or waiting for a thread) after unlocking.
@@ -20,16 +25,20 @@ struct DeliveryTurn {
     /// over; also how many may wait before a sender that is free to wait does so.
     @inlinable static var share: Int { 32 }
 
-    /// How long a sender waits to be handed the role, in nanoseconds (10 ms), before it withdraws.
-    /// It bounds the wait where the delivering thread cannot come to its next step: a handler
-    /// that takes longer, or one blocked on something the sender holds (a lock of the user's
-    /// taken around the send, or the main queue when the sender is the main thread).
+    /// How long a waiting sender waits for the delivering thread's next step, in nanoseconds
+    /// (10 ms), before it withdraws.
     @inlinable static var longestWait: Int { 10_000_000 }
 
     /// How many queued items the delivering thread took in this turn.
     @usableFromInline var length = 0
-    /// Senders waiting to be handed the role, oldest first.
-    @usableFromInline var takers: ContiguousArray<Parker> = []
+    /// How many steps the messenger's delivering threads took, ever (wrapping): its progress.
+    @usableFromInline var steps: UInt = 0
+    /// `steps` when a sender last withdrew for want of progress (see ``isStalled``).
+    @usableFromInline var stalledAt: UInt = .max
+    /// Senders waiting to be handed the role, oldest first, each with the progress it last saw.
+    @usableFromInline var takers: ContiguousArray<(parker: Parker, stepsSeen: UInt)> = []
+    /// How many senders withdrew, in the messenger's life (for diagnostics and tests).
+    @usableFromInline var withdrawals = 0
 
     @usableFromInline init() {}
 
@@ -39,12 +48,16 @@ struct DeliveryTurn {
         length = 0
     }
 
-    /// Whether the messenger is behind: its delivering thread did its share in this turn, or
-    /// `waiting` items (those queued, a new one included) are a share.
+    /// Whether a thread that queued work, leaving `waiting` items queued, waits to be handed the
+    /// role (if it is free to): the messenger is behind, and not stalled.
     @inlinable
-    func isBehind(waiting: Int) -> Bool {
-        waiting >= Self.share || length >= Self.share
+    func mustWait(waiting: Int) -> Bool {
+        (waiting >= Self.share || length >= Self.share) && !isStalled
     }
+
+    /// Whether a sender withdrew since the delivering thread's last step.
+    @inlinable
+    var isStalled: Bool { stalledAt == steps }
 
     /// What the delivering thread does at its next step.
     @usableFromInline
@@ -55,35 +68,55 @@ struct DeliveryTurn {
         case handOff(Parker)
     }
 
-    /// The delivering thread's next step: it hands over to the oldest waiting sender once it
-    /// took anything in this turn (so every turn gets something done), else takes an item.
+    /// The delivering thread's next step, `waiting` items queued: it hands over to the oldest
+    /// waiting sender once it took its share in this turn, or took anything and nothing is
+    /// left; otherwise it takes an item.
     @inlinable
-    mutating func next() -> Step {
-        if _slowPath(!takers.isEmpty), length > 0 {
+    mutating func next(waiting: Int) -> Step {
+        steps &+= 1
+        if _slowPath(!takers.isEmpty), length >= Self.share || (length > 0 && waiting == 0) {
             length = 0  // the taker's turn
-            return .handOff(takers.removeFirst())
+            return .handOff(takers.removeFirst().parker)
         }
         length &+= 1
         return .take
     }
 
     /// Whether the delivering thread may give the role up once the queue is empty: not while a
-    /// sender waits to be handed it (it would wait to the end of its time for nothing).
+    /// sender waits to be handed it.
     @inlinable
     var mayGiveUp: Bool { takers.isEmpty }
 
     /// A sender waits to be handed the role.
     @inlinable
     mutating func wait(_ taker: Parker) {
-        takers.append(taker)
+        takers.append((taker, steps))
     }
 
-    /// A waiting sender's time is up: true if it withdrew; false if the delivering thread
-    /// already handed it the role (and wakes it at once, outside the lock).
+    /// What a waiting sender does when ``longestWait`` passed.
+    @usableFromInline
+    enum Timeout {
+        /// It was handed the role meanwhile (and is woken at once, outside the lock).
+        case handedOver
+        /// The delivering thread took a step since it last looked: wait on.
+        case keepWaiting
+        /// It withdrew: return, its work left queued.
+        case withdrew
+    }
+
+    /// A waiting sender's time is up.
     @inlinable
-    mutating func withdraw(_ taker: Parker) -> Bool {
-        guard let index = takers.firstIndex(where: { $0 === taker }) else { return false }
+    mutating func timedOut(_ taker: Parker) -> Timeout {
+        guard let index = takers.firstIndex(where: { $0.parker === taker }) else {
+            return .handedOver
+        }
+        if takers[index].stepsSeen != steps {
+            takers[index].stepsSeen = steps
+            return .keepWaiting
+        }
         takers.remove(at: index)
-        return true
+        stalledAt = steps
+        withdrawals += 1
+        return .withdrew
     }
 }

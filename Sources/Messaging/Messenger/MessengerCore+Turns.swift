@@ -12,9 +12,9 @@ import RuntimeShims
 /// deadlock.
 ///
 /// A sender that delivers itself (a handler that sends to a messenger another thread delivers
-/// and is behind) *owes* the turn instead: once its last role ends, if it is then free to wait,
-/// it waits to take that messenger over as any sender would. So a chain of handlers fed by a fast
-/// sender slows that sender too.
+/// and is behind) *owes* the turn instead (see ``OwedTurns``): once its last role ends, if it is
+/// then free to wait, it waits to take that messenger over as any sender would. So a chain of
+/// handlers fed by a fast sender slows that sender too.
 extension MessengerCore {
     /// Under the lock, as this thread takes the delivering role: its turn begins.
     @inlinable @inline(__always)
@@ -30,13 +30,13 @@ extension MessengerCore {
         if _slowPath(herald_leave_delivery()) { OwedTurns.pay() }
     }
 
-    /// Under the lock, for a sender whose message was just queued behind another thread's
-    /// delivery: the parker to wait on for the role, if the messenger is behind and the sender
-    /// is free to wait, retained for the caller; otherwise nil (and a sender that delivers owes
+    /// Under the lock, for a thread whose work was just queued behind another thread's
+    /// delivery: the parker to wait on for the role, if the messenger is behind and the thread
+    /// is free to wait, retained for the caller; otherwise nil (and a thread that delivers owes
     /// the turn).
     @inlinable
     func queuedBehind() -> Unmanaged<Parker>? {
-        guard _slowPath(state.turn.isBehind(waiting: pending.count)) else { return nil }
+        guard _slowPath(state.turn.mustWait(waiting: pending.count)) else { return nil }
         return waitForRoleIfFree()
     }
 
@@ -55,14 +55,21 @@ extension MessengerCore {
     }
 
     /// Outside the lock: waits until the delivering thread hands this one the role, then
-    /// delivers what is queued; or, after ``DeliveryTurn/longestWait``, withdraws (its message
-    /// stays queued).
+    /// delivers what is queued; or, once the delivering thread took no step for
+    /// ``DeliveryTurn/longestWait``, withdraws (its work stays queued).
     @usableFromInline
     func waitForTurn(_ taker: Parker) {
-        if !taker.park(forAtMost: DeliveryTurn.longestWait) {
-            guard !lock.withLock({ state.turn.withdraw(taker) }) else { return }
-            // Handed the role as the time ran out: the delivering thread wakes this one next.
-            taker.park()
+        waiting: while !taker.park(forAtMost: DeliveryTurn.longestWait) {
+            switch lock.withLock({ state.turn.timedOut(taker) }) {
+            case .keepWaiting:
+                continue waiting
+            case .withdrew:
+                return
+            case .handedOver:
+                // As the time ran out: the delivering thread wakes this one next.
+                taker.park()
+                break waiting
+            }
         }
         herald_enter_delivery()
         drainPending()
@@ -74,48 +81,11 @@ extension MessengerCore {
         let taker = lock.withLock { () -> Parker? in
             // While items are queued, the role is held and marked as having them (see
             // `admit`), so the delivering thread comes to its next step, and hands over.
-            guard !pending.isEmpty, state.turn.isBehind(waiting: pending.count) else { return nil }
+            guard !pending.isEmpty, state.turn.mustWait(waiting: pending.count) else { return nil }
             let taker = Parker()
             state.turn.wait(taker)
             return taker
         }
         if let taker { waitForTurn(taker) }
-    }
-}
-
-/// The turns a thread owes: messengers it queued work at, behind another thread's delivery that
-/// was behind, while it could not wait (it was delivering itself). Kept in the thread's context,
-/// and only until the thread's last role ends.
-@usableFromInline
-enum OwedTurns {
-    /// Records that this thread owes `core` a turn.
-    @usableFromInline
-    static func owe(_ core: any DeliveryTurns) {
-        ThreadContext.withThisThread { context in
-            if !context.owedTurns.contains(where: { $0 === core }) {
-                context.owedTurns.append(core)
-            }
-        }
-        herald_set_owes_turns(true)
-    }
-
-    /// Pays the turns this thread owes, now that it holds no role; also those it comes to owe
-    /// while paying (a turn it takes delivers, and may queue work elsewhere). A thread that is
-    /// bringing a computed value up to date is not free to wait: it forgets what it owes.
-    @usableFromInline
-    static func pay() {
-        ThreadContext.withThisThread { context in
-            // A turn taken here ends with the same call, which leaves the rest to this loop.
-            guard !context.isPayingOwedTurns else { return }
-            context.isPayingOwedTurns = true
-            defer { context.isPayingOwedTurns = false }
-            while !context.owedTurns.isEmpty {
-                let owed = context.owedTurns
-                context.owedTurns = []
-                herald_set_owes_turns(false)
-                guard DependencyTracking.holdsNothing(in: context) else { return }
-                for core in owed { core.takeTurnIfBehind() }
-            }
-        }
     }
 }

@@ -87,7 +87,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             let sequence = state.takeSequence()
             switch admit(.message(message, author: author, sequence: sequence)) {
             case .deliverNow: delivery = (message, state.connections.snapshot())
-            case .queued: taker = queuedBehind()
+            case .queued(let waiting): taker = waiting
             case .drainQueue: mustDrain = true
             }
             return sequence
@@ -143,8 +143,10 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     enum Admission {
         /// It now delivers: do the work directly, then `finishDelivering()`.
         case deliverNow
-        /// The work was queued for the thread that is delivering.
-        case queued
+        /// The work was queued for the thread that is delivering; with a parker, the messenger
+        /// is behind, and this thread waits for the role with ``waitForTurn(_:)`` after
+        /// unlocking (see ``DeliveryTurn``).
+        case queued(taker: Unmanaged<Parker>?)
         /// The work was queued, and the delivering thread had just let go: `drainPending()`.
         case drainQueue
     }
@@ -168,7 +170,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             let (exchanged, original) = role.compareExchange(
                 expected: current, desired: current | Self.hasPending,
                 ordering: .acquiringAndReleasing)
-            if exchanged { return .queued }
+            if exchanged { return .queued(taker: queuedBehind()) }
             current = original
         }
     }
@@ -289,7 +291,9 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     /// (see ``DeliveryTurn/next()``).
     @inlinable
     func nextStep() -> DeliveryStep<Message>? {
-        if case .handOff(let taker) = state.turn.next() { return .handOff(to: taker) }
+        if case .handOff(let taker) = state.turn.next(waiting: pending.count) {
+            return .handOff(to: taker)
+        }
         let item = pending.popFirst()
         // While a sender waits to be handed the role, `hasPending` stays set, so that the role
         // is handed over, never given up.
@@ -420,7 +424,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
                 handler: handler, group: group)
         }
         var initial: QueuedWork?
-        var admission = Admission.queued
+        var admission = Admission.queued(taker: nil)
         let connection = connect(receiver: receiver, atStart: {}, make: make) { connection in
             // Under the lock, right after the start.
             let message: () -> Message
@@ -456,8 +460,8 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         case .deliverNow:
             work.perform()
             finishDelivering()
-        case .queued:
-            break
+        case .queued(let taker):
+            if let taker { waitForTurn(taker.takeRetainedValue()) }
         case .drainQueue:
             drainPending()
         }
@@ -529,8 +533,8 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         case .deliverNow:
             disconnectAll()
             finishDelivering()
-        case .queued:
-            return
+        case .queued(let taker):
+            if let taker { waitForTurn(taker.takeRetainedValue()) }
         case .drainQueue:
             drainPending()
         }
@@ -563,6 +567,8 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         case call((Bool) -> Void)
         /// The change was queued and the delivering thread had just let go: `drainPending()`.
         case drain
+        /// The change was queued behind a delivery that is behind: `waitForTurn(_:)`.
+        case wait(Unmanaged<Parker>)
     }
 
     /// Under the lock: what to do about the messenger becoming observed or unobserved.
@@ -582,7 +588,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     {
         switch admit(.observationStateChange(isObserved: isObserved)) {
         case .deliverNow: return .call(handler)
-        case .queued: return .none
+        case .queued(let taker): return taker.map(StateChangeAction.wait) ?? .none
         case .drainQueue: return .drain
         }
     }
@@ -598,6 +604,8 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             finishDelivering()
         case .drain:
             drainPending()
+        case .wait(let taker):
+            waitForTurn(taker.takeRetainedValue())
         }
     }
 

@@ -36,8 +36,9 @@ public typealias AnyAuthor = AnyObject
 /// time. Handlers run on the thread that called `send`; if another thread is already delivering
 /// this messenger's messages, that thread delivers the new message after the current ones and
 /// `send` returns at once; but a delivering thread does only its share of other threads' work
-/// (32 queued messages), after which a sender that delivers nothing itself waits, 10 ms at most,
-/// to take over (see "What a send may wait for" in Docs/Messaging.md). (A thread that starts or
+/// (32 queued messages), after which a sender that delivers nothing itself waits to take over,
+/// for as long as the delivering thread makes progress (see "What a send may wait for" in
+/// Docs/Messaging.md). (A thread that starts or
 /// ends an observation, and so triggers the observation-state handler, likewise delivers
 /// whatever was queued meanwhile.) Swift cannot check that a handler's isolation matches the sending thread:
 /// mutate an object from the isolation its observers expect (for example the main actor), or
