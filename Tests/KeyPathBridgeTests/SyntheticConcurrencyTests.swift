@@ -468,6 +468,49 @@ struct SyntheticConcurrencyTests {
         }
     }
 
+    /// A set that marks an observed synthetic property, behind another thread's delivery: the
+    /// propagation it queues and its message are both behind, and the setting thread waits for
+    /// its turn once, when everything else its set does is done. (It registered twice, once for
+    /// each, and waited on the second while the role was handed to the first, which nobody
+    /// waited on: nothing was delivered until both waits had run out.)
+    @Test func aSetThatMarksAnObservedSyntheticPropertyWaitsForItsTurnOnce() {
+        let tens = Tens()
+        let observer = TestObserver()
+        let ready = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        let core = tens.$a.core
+        observer.observe(tens.$tenfold) { _ in }
+        observer.observe(tens.$a) { update in
+            if update.new == 1 { for i in 2..<40 { tens.a = i } }  // queued: the turn is behind
+            if update.new == 39 { tens.a = 40 }
+            if update.new == 40 {
+                ready.signal()
+                gate.wait()
+            }
+        }
+        let box = UncheckedBox(tens)
+        let mostWaiting = Atomic<Int>(0)
+        let finished = finishes(within: 60) {
+            let deliverer = JoinableThread { box.value.a = 1 }
+            ready.wait()
+            let setter = JoinableThread { box.value.a = 100 }
+            // The setter waits now (the delivering thread is held), until its wait runs out.
+            while true {
+                let (waiting, withdrawn) = core.lock.withLock {
+                    (core.state.turn.takers.count, core.state.turn.withdrawals)
+                }
+                mostWaiting.max(waiting, ordering: .relaxed)
+                if withdrawn > 0 { break }
+            }
+            gate.signal()
+            deliverer.join()
+            setter.join()
+        }
+        #expect(finished)
+        #expect(mostWaiting.load(ordering: .relaxed) <= 1, "the setter waited twice at once")
+        #expect(tens.tenfold == 1_000)
+    }
+
     /// A thread computing `s` sets `v1`, whose handler sets `v2`, which another thread delivers
     /// and is behind; that thread's handler then reads `s`, and so waits for the computation.
     /// The computing thread must not wait for `v2`'s turn (it would wait for a thread that waits

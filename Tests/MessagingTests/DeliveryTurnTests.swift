@@ -105,13 +105,16 @@ struct DeliveryTurnTests {
         #expect(turn.withdrawals == 0)
     }
 
-    @Test func nobodyWaitsAtAStalledMessengerUntilItsNextStep() {
+    @Test func nobodyWaitsAtAStalledMessengerUntilItsNextStepOrUntilManyWait() {
         var turn = DeliveryTurn()
         let taker = Parker()
         turn.wait(taker)
         _ = turn.timedOut(taker)  // no step since it began waiting: withdraws
         #expect(turn.isStalled)
         #expect(!turn.mustWait(waiting: 100), "a stuck handler costs one wait, not one per send")
+        #expect(
+            turn.mustWait(waiting: DeliveryTurn.mostWhileStalled),
+            "what waits at a stalled messenger stays bounded")
         Self.take(1, in: &turn)
         #expect(!turn.isStalled)
         #expect(turn.mustWait(waiting: 100))

@@ -8,14 +8,16 @@
 ///
 /// - The messenger is *behind* once the delivering thread took a ``share`` of queued items in its
 ///   turn, or a share waits. A thread that queues work then, and is free to wait (see
-///   `MessengerCore.waitForRoleIfFree()`), waits to be handed the role.
+///   `MessengerCore.takeTurnIfBehind()`), waits to be handed the role.
 /// - The delivering thread hands it over once it has taken its share in this turn (or, if
 ///   nothing is left, at once), and returns; the new holder's turn begins.
 /// - A waiting sender waits while the delivering thread makes progress. When the delivering
 ///   thread took no step for ``longestWait`` (a handler that takes that long, or that waits for
 ///   something the sender holds), the sender withdraws and returns, its work left queued; and
 ///   until the delivering thread takes a step again, the messenger is *stalled*: nobody else
-///   waits there either, so a stuck handler costs one such wait, not one per send.
+///   waits there either, so a stuck handler costs one such wait, not one per send, until
+///   ``mostWhileStalled`` items wait; from then on each thread that queues work waits again, so
+///   that what is buffered stays bounded even then.
 ///
 /// Kept in the messenger's lock-protected state. Its methods only decide; the core carries out
 /// what they say (waking or waiting for a thread) after unlocking.
@@ -28,6 +30,10 @@ struct DeliveryTurn {
     /// How long a waiting sender waits for the delivering thread's next step, in nanoseconds
     /// (10 ms), before it withdraws.
     @inlinable static var longestWait: Int { 10_000_000 }
+
+    /// How many items may wait at a stalled messenger before threads that queue work wait there
+    /// again.
+    @inlinable static var mostWhileStalled: Int { 4 * share }
 
     /// How many queued items the delivering thread took in this turn.
     @usableFromInline var length = 0
@@ -49,10 +55,11 @@ struct DeliveryTurn {
     }
 
     /// Whether a thread that queued work, leaving `waiting` items queued, waits to be handed the
-    /// role (if it is free to): the messenger is behind, and not stalled.
+    /// role (if it is free to): the messenger is behind, and not stalled unless that many wait.
     @inlinable
     func mustWait(waiting: Int) -> Bool {
-        (waiting >= Self.share || length >= Self.share) && !isStalled
+        (waiting >= Self.share || length >= Self.share)
+            && (!isStalled || waiting >= Self.mostWhileStalled)
     }
 
     /// Whether a sender withdrew since the delivering thread's last step.

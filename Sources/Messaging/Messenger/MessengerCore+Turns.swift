@@ -6,10 +6,9 @@ import RuntimeShims
 /// A sender waits only if it is *free to wait*: it holds no messenger's delivering role and
 /// brings no computed value up to date (a synthetic property's evaluation or check), since
 /// either may be what the delivering thread waits for. A thread that holds a role never waits for
-/// a turn, so no circle of such waits forms; and every wait ends after
-/// ``DeliveryTurn/longestWait`` whatever the delivering thread does, so a wait in a circle the
-/// user's code closes (a lock held around the send that a handler takes) is a pause, not a
-/// deadlock.
+/// a turn, so no circle of such waits forms; and a wait ends once the delivering thread took no
+/// step for ``DeliveryTurn/longestWait``, so a wait in a circle the user's code closes (a handler
+/// that waits for a lock the waiting thread holds) is a pause, not a deadlock.
 ///
 /// A sender that delivers itself (a handler that sends to a messenger another thread delivers
 /// and is behind) *owes* the turn instead (see ``OwedTurns``): once its last role ends, if it is
@@ -28,30 +27,6 @@ extension MessengerCore {
     @inlinable @inline(__always)
     func endTurn() {
         if _slowPath(herald_leave_delivery()) { OwedTurns.pay() }
-    }
-
-    /// Under the lock, for a thread whose work was just queued behind another thread's
-    /// delivery: the parker to wait on for the role, if the messenger is behind and the thread
-    /// is free to wait, retained for the caller; otherwise nil (and a thread that delivers owes
-    /// the turn).
-    @inlinable
-    func queuedBehind() -> Unmanaged<Parker>? {
-        guard _slowPath(state.turn.mustWait(waiting: pending.count)) else { return nil }
-        return waitForRoleIfFree()
-    }
-
-    /// Under the lock, the messenger behind, something queued: registers this thread to be handed
-    /// the role, if it is free to wait.
-    @usableFromInline
-    func waitForRoleIfFree() -> Unmanaged<Parker>? {
-        if herald_is_delivering() {
-            OwedTurns.owe(self)
-            return nil
-        }
-        guard DependencyTracking.holdsNothing else { return nil }
-        let taker = Parker()
-        state.turn.wait(taker)
-        return Unmanaged.passRetained(taker)
     }
 
     /// Outside the lock: waits until the delivering thread hands this one the role, then
@@ -75,9 +50,17 @@ extension MessengerCore {
         drainPending()
     }
 
-    /// Pays a turn this thread owes (it holds no role now and is free to wait): if another thread
-    /// still delivers, behind, waits to take over as a sender would.
+    /// After unlocking, for a thread whose work was queued behind another thread's delivery
+    /// that is behind, once the thread did everything else its call does (so that it waits with
+    /// nothing left over): waits to take the role over if the thread is free to wait, and the
+    /// messenger is still behind. A thread that delivers owes the turn instead; one that brings
+    /// a computed value up to date goes on. Also how a thread pays a turn it owes.
     @usableFromInline package func takeTurnIfBehind() {
+        if herald_is_delivering() {
+            OwedTurns.owe(self)
+            return
+        }
+        guard DependencyTracking.holdsNothing else { return }
         let taker = lock.withLock { () -> Parker? in
             // While items are queued, the role is held and marked as having them (see
             // `admit`), so the delivering thread comes to its next step, and hands over.

@@ -62,9 +62,8 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         // A message nobody can hear (see below), released after unlocking: it may hold the last
         // reference to a replaced value, whose deinit may be anyone's code.
         var unheard: Message? = nil
-        // Set if this sender must wait for the delivering role (see `queuedBehind()`); unmanaged,
-        // so that the common case (nil) releases nothing.
-        var taker: Unmanaged<Parker>? = nil
+        // Set if the message was queued behind a delivery that is behind (see `DeliveryTurn`).
+        var behind = false
         let sequence = lock.withLock { () -> UInt64 in
             guard let message = makeMessage() else { return 0 }
             // Compared, not copied: a copy would retain (and release) on every send. Marked
@@ -87,7 +86,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             let sequence = state.takeSequence()
             switch admit(.message(message, author: author, sequence: sequence)) {
             case .deliverNow: delivery = (message, state.connections.snapshot())
-            case .queued(let waiting): taker = waiting
+            case .queued(let isBehind): behind = isBehind
             case .drainQueue: mustDrain = true
             }
             return sequence
@@ -103,7 +102,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         } else {
             if let marked { handOverMarkedWork(markedOn: marked) }
             if mustDrain { drainPending() }
-            if let taker { waitForTurn(taker.takeRetainedValue()) }
+            if _slowPath(behind) { takeTurnIfBehind() }
         }
         // Kept until here, after what the marking kept alive, as a delivered message is.
         withExtendedLifetime(unheard) {}
@@ -143,10 +142,10 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     enum Admission {
         /// It now delivers: do the work directly, then `finishDelivering()`.
         case deliverNow
-        /// The work was queued for the thread that is delivering; with a parker, the messenger
-        /// is behind, and this thread waits for the role with ``waitForTurn(_:)`` after
-        /// unlocking (see ``DeliveryTurn``).
-        case queued(taker: Unmanaged<Parker>?)
+        /// The work was queued for the thread that is delivering. If the messenger is `behind`,
+        /// the caller, once it has done everything else, calls ``takeTurnIfBehind()`` (see
+        /// ``DeliveryTurn``).
+        case queued(behind: Bool)
         /// The work was queued, and the delivering thread had just let go: `drainPending()`.
         case drainQueue
     }
@@ -170,7 +169,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             let (exchanged, original) = role.compareExchange(
                 expected: current, desired: current | Self.hasPending,
                 ordering: .acquiringAndReleasing)
-            if exchanged { return .queued(taker: queuedBehind()) }
+            if exchanged { return .queued(behind: state.turn.mustWait(waiting: pending.count)) }
             current = original
         }
     }
@@ -288,7 +287,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
 
     /// The next queued step, or nil. Called under the lock by the delivering thread; clears
     /// `hasPending` when it takes the last item. A sender waiting for the role is handed it here
-    /// (see ``DeliveryTurn/next()``).
+    /// (see ``DeliveryTurn/next(waiting:)``).
     @inlinable
     func nextStep() -> DeliveryStep<Message>? {
         if case .handOff(let taker) = state.turn.next(waiting: pending.count) {
@@ -424,7 +423,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
                 handler: handler, group: group)
         }
         var initial: QueuedWork?
-        var admission = Admission.queued(taker: nil)
+        var admission = Admission.queued(behind: false)
         let connection = connect(receiver: receiver, atStart: {}, make: make) { connection in
             // Under the lock, right after the start.
             let message: () -> Message
@@ -460,8 +459,8 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         case .deliverNow:
             work.perform()
             finishDelivering()
-        case .queued(let taker):
-            if let taker { waitForTurn(taker.takeRetainedValue()) }
+        case .queued(let behind):
+            if behind { takeTurnIfBehind() }
         case .drainQueue:
             drainPending()
         }
@@ -533,8 +532,8 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         case .deliverNow:
             disconnectAll()
             finishDelivering()
-        case .queued(let taker):
-            if let taker { waitForTurn(taker.takeRetainedValue()) }
+        case .queued(let behind):
+            if behind { takeTurnIfBehind() }
         case .drainQueue:
             drainPending()
         }
@@ -567,8 +566,8 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         case call((Bool) -> Void)
         /// The change was queued and the delivering thread had just let go: `drainPending()`.
         case drain
-        /// The change was queued behind a delivery that is behind: `waitForTurn(_:)`.
-        case wait(Unmanaged<Parker>)
+        /// The change was queued behind a delivery that is behind: `takeTurnIfBehind()`.
+        case takeTurn
     }
 
     /// Under the lock: what to do about the messenger becoming observed or unobserved.
@@ -588,14 +587,22 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     {
         switch admit(.observationStateChange(isObserved: isObserved)) {
         case .deliverNow: return .call(handler)
-        case .queued(let taker): return taker.map(StateChangeAction.wait) ?? .none
+        case .queued(let behind): return behind ? .takeTurn : .none
         case .drainQueue: return .drain
         }
     }
 
-    /// Carries out what `beginStateChange` decided, after unlocking.
-    @usableFromInline
+    /// Carries out what `beginStateChange` decided, after unlocking. Inlined, so that the
+    /// common case (nothing to tell) costs a test.
+    @inlinable @inline(__always)
     func tellObservationState(_ isObserved: Bool, _ action: StateChangeAction) {
+        if case .none = action { return }
+        carryOutStateChange(isObserved, action)
+    }
+
+    /// ``tellObservationState(_:_:)`` when there is something to tell.
+    @usableFromInline @inline(never)
+    func carryOutStateChange(_ isObserved: Bool, _ action: StateChangeAction) {
         switch action {
         case .none:
             return
@@ -604,8 +611,8 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             finishDelivering()
         case .drain:
             drainPending()
-        case .wait(let taker):
-            waitForTurn(taker.takeRetainedValue())
+        case .takeTurn:
+            takeTurnIfBehind()
         }
     }
 
