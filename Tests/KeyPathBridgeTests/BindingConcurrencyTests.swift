@@ -1,5 +1,7 @@
+import Dispatch
 import HeraldTestSupport
 import KeyPathBridge
+import Synchronization
 import Testing
 
 /// Two-way bindings under writes from several threads: both sides end equal.
@@ -20,5 +22,46 @@ struct BindingConcurrencyTests {
             #expect(a.value == b.value, "round \(round)")
             withExtendedLifetime(binding) {}
         }
+    }
+
+    /// A thread that keeps changing `a` does not hold the thread that syncs the binding (here the
+    /// one calling `bindTwoWay`) for as long as it changes `a`.
+    @Test func aBindingsFirstSyncReturnsWhileAnotherThreadKeepsChangingASide() {
+        let a = Var(-1)
+        let b = Var(0)
+        let observer = TestObserver()
+        let started = DispatchSemaphore(value: 0)
+        let sent = AtomicCount()
+        let bCalls = AtomicCount()
+        observer.observe(b) { update in
+            if update.new == -1 {
+                started.signal()
+                while sent.value < 8 {}
+            }
+            for _ in 0..<20 { busyWork() }  // a slow observer of b (a UI, say)
+            bCalls.increment()
+        }
+        let stop = Atomic<Bool>(false)
+        let total = 300_000
+        let sentByThen = Atomic<Int>(0)
+        let finished = finishes(within: 60) {
+            let producer = JoinableThread {
+                started.wait()
+                for index in 1...total {
+                    if stop.load(ordering: .relaxed) { break }
+                    a.value = index
+                    sent.increment()
+                }
+            }
+            let binding = bindTwoWay(a, b)  // syncs a -> b on this thread
+            sentByThen.store(sent.value, ordering: .relaxed)
+            stop.store(true, ordering: .relaxed)
+            producer.join()
+            withExtendedLifetime(binding) {}
+        }
+        #expect(finished)
+        #expect(
+            sentByThen.load(ordering: .relaxed) < total,
+            "bindTwoWay returned only after the other thread stopped (\(bCalls.value) syncs)")
     }
 }

@@ -2,7 +2,8 @@ import Testing
 
 @testable import KeyPathBridge
 
-/// Who syncs a binding, and from which side: the state machine alone, without threads.
+/// Which side a binding syncs from, and when a sync is queued: the state machine alone, without
+/// threads.
 @Suite("Bindings: sync state")
 struct BindingSyncStateTests {
     /// ``BindingSyncState/changed(_:)``, callable inside `#expect`.
@@ -10,45 +11,33 @@ struct BindingSyncStateTests {
         state.changed(side)
     }
 
-    /// ``BindingSyncState/next()``, callable inside `#expect`.
-    func next(_ state: inout BindingSyncState) -> BindingSide? {
-        state.next()
+    /// ``BindingSyncState/start()``, callable inside `#expect`.
+    func start(_ state: inout BindingSyncState) -> BindingSide? {
+        state.start()
     }
 
-    @Test func theFirstChangeTakesTheRoleAndIsSyncedOnce() {
+    @Test func theFirstChangeQueuesASyncThatSyncsOnce() {
         var state = BindingSyncState()
         #expect(changed(.first, &state))
-        #expect(next(&state) == .first)
-        #expect(next(&state) == nil)
-        #expect(!state.isSyncing)
+        #expect(start(&state) == .first)
+        #expect(state == BindingSyncState())
     }
 
-    @Test func aChangeHeardWhileSyncingIsLeftToTheSyncingThread() {
+    @Test func aChangeHeardWhileASyncRunsQueuesAnother() {
         var state = BindingSyncState()
         #expect(changed(.first, &state))
-        #expect(next(&state) == .first)
-        #expect(!changed(.second, &state))  // heard while syncing: not this caller's to sync
-        #expect(next(&state) == .second)
-        #expect(next(&state) == nil)
-        #expect(changed(.second, &state))  // after the role was given up, a change takes it
+        #expect(start(&state) == .first)
+        #expect(changed(.second, &state))  // heard while the first sync runs
+        #expect(start(&state) == .second)
     }
 
-    @Test func theSideHeardOfLastIsSyncedFromAndTheEarlierOneIsNot() {
+    @Test func changesHeardWhileASyncIsQueuedAreSyncedByItFromTheSideHeardOfLast() {
         var state = BindingSyncState()
         #expect(changed(.first, &state))
         #expect(!changed(.second, &state))
         #expect(!changed(.first, &state))
         #expect(state.latest == .first)
-        #expect(next(&state) == .first)
-        #expect(next(&state) == nil)
+        #expect(start(&state) == .first)
         #expect(state == BindingSyncState())
-    }
-
-    @Test func aChangeOfTheOtherSideWhileSyncingIsSyncedFromNext() {
-        var state = BindingSyncState()
-        #expect(changed(.first, &state))
-        #expect(!changed(.second, &state))
-        #expect(next(&state) == .second)
-        #expect(next(&state) == nil)
     }
 }

@@ -1,3 +1,4 @@
+import Messaging
 import Transforms
 
 /// A binding between observable properties: an object whose life is the binding's. Dropping it
@@ -17,6 +18,8 @@ public final class PropertyBinding: @unchecked Sendable {
     @exclusivity(unchecked) private var paths: [AnyObject] = []
     @exclusivity(unchecked) private var connections: [ConnectionBase] = []
     @exclusivity(unchecked) private var sync = BindingSyncState()
+    /// Where syncs are done in turn, one at a time (see ``BindingSyncState``).
+    private let turns = MessengerCore<Void>()
     /// Write one side's current value to the other. Set before the binding is shared.
     private var fromFirst: (PropertyBinding) -> Void = { _ in }
     private var fromSecond: (PropertyBinding) -> Void = { _ in }
@@ -53,17 +56,21 @@ public final class PropertyBinding: @unchecked Sendable {
     }
 
     /// A side changed (or its path re-wired, or the binding starts): brings the other side in
-    /// sync, or leaves that to the thread that is syncing (see ``BindingSyncState``). Each
-    /// sync reads the side's value as it is then, never an older one from an update, so the
-    /// sides end equal (see ``bindTwoWay(_:_:_:_:fileID:line:)`` for the writes that can still
-    /// be overwritten).
+    /// sync, now, or in turn after the sync another thread (or an outer call on this one) is
+    /// doing (see ``BindingSyncState``). Each sync reads the side's value as it is then, never an
+    /// older one from an update, so the sides end equal (see
+    /// ``bindTwoWay(_:_:_:_:fileID:line:)`` for the writes that can still be overwritten).
     func changed(_ side: BindingSide) {
         guard lock.withLock({ sync.changed(side) }) else { return }
-        while let side = lock.withLock({ sync.next() }) {
-            switch side {
-            case .first: fromFirst(self)
-            case .second: fromSecond(self)
-            }
+        turns.performInTurn { [weak self] in self?.syncQueued() }
+    }
+
+    /// Does a queued sync, from the side heard of last.
+    private func syncQueued() {
+        switch lock.withLock({ sync.start() }) {
+        case .first: fromFirst(self)
+        case .second: fromSecond(self)
+        case nil: return
         }
     }
 
