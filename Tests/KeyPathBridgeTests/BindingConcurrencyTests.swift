@@ -41,27 +41,16 @@ struct BindingConcurrencyTests {
             for _ in 0..<20 { busyWork() }  // a slow observer of b (a UI, say)
             bCalls.increment()
         }
-        let stop = Atomic<Bool>(false)
         let total = 300_000
-        let sentByThen = Atomic<Int>(0)
-        let finished = finishes(within: 60) {
-            let producer = JoinableThread {
-                started.wait()
-                for index in 1...total {
-                    if stop.load(ordering: .relaxed) { break }
-                    a.value = index
-                    sent.increment()
-                }
-            }
-            let binding = bindTwoWay(a, b)  // syncs a -> b on this thread
-            sentByThen.store(sent.value, ordering: .relaxed)
-            stop.store(true, ordering: .relaxed)
-            producer.join()
-            withExtendedLifetime(binding) {}
-        }
-        #expect(finished)
+        let sentByThen = stepsMadeElsewhere(
+            total: total, made: sent, startingAfter: started, step: { a.value = $0 },
+            during: {
+                let binding = bindTwoWay(a, b)  // syncs a -> b on this thread
+                withExtendedLifetime(binding) {}
+            })
+        #expect(sentByThen != nil)
         #expect(
-            sentByThen.load(ordering: .relaxed) < total,
+            sentByThen ?? total < total,
             "bindTwoWay returned only after the other thread stopped (\(bCalls.value) syncs)")
     }
 }

@@ -382,32 +382,21 @@ struct PathConcurrencyTests {
         let branch = Branch()
         let leaf = branch.leaf!
         let observer = TestObserver()
-        let stop = Atomic<Bool>(false)
         let sent = AtomicCount()
         let total = 2_000_000
-        let sentByThen = Atomic<Int>(0)
-        let finished = finishes(within: 60) {
-            let producer = JoinableThread {
-                for index in 1...total {
-                    if stop.load(ordering: .relaxed) { break }
-                    leaf.n = index
-                    sent.increment()
+        let sentByThen = stepsMadeElsewhere(
+            total: total, made: sent, step: { leaf.n = $0 },
+            during: {
+                while sent.value < 100 {}  // the other thread is setting
+                for _ in 0..<20 {
+                    // A handler slower than a set, so that the other thread outpaces delivery.
+                    observer.observe(branch, \.$leaf, \.$n) { _ in busyWork() }
+                    observer.stopObserving(branch)
                 }
-            }
-            while sent.value < 100 {}  // the other thread is setting
-            for _ in 0..<20 {
-                // A handler slower than a set, so that the other thread outpaces delivery.
-                observer.observe(branch, \.$leaf, \.$n) { _ in busyWork() }
-                observer.stopObserving(branch)
-            }
-            sentByThen.store(sent.value, ordering: .relaxed)
-            stop.store(true, ordering: .relaxed)
-            producer.join()
-        }
-        #expect(finished)
+            })
+        #expect(sentByThen != nil)
         #expect(
-            sentByThen.load(ordering: .relaxed) < total,
-            "observe returned only after the other thread stopped")
+            sentByThen ?? total < total, "observe returned only after the other thread stopped")
     }
 
     @Test func changesAtDifferentLevelsFromSeveralThreadsEndConsistent() {

@@ -34,27 +34,13 @@ struct DeliveryTurnConcurrencyTests {
             Self.busy()
             if ThreadIdentity.current == tester { testerDeliveries.increment() }
         }
-        let stop = Atomic<Bool>(false)
         let total = 100_000
-        let sentByThen = Atomic<Int>(0)
-        let finished = finishes(within: 60) {
-            let producer = JoinableThread {
-                started.wait()
-                for index in 2...total {
-                    if stop.load(ordering: .relaxed) { break }
-                    number.value = -index
-                    sent.increment()
-                }
-            }
-            number.value = 1
-            sentByThen.store(sent.value, ordering: .relaxed)
-            stop.store(true, ordering: .relaxed)
-            producer.join()
-        }
-        #expect(finished)
+        let sentByThen = stepsMadeElsewhere(
+            total: total, made: sent, startingAfter: started, step: { number.value = -1 - $0 },
+            during: { number.value = 1 })
+        #expect(sentByThen != nil)
         #expect(
-            sentByThen.load(ordering: .relaxed) < total - 1,
-            "the set returned only after the other thread stopped")
+            sentByThen ?? total < total, "the set returned only after the other thread stopped")
         // Its own message and a share of the other thread's, give or take the few accepted while
         // it handed over.
         #expect(testerDeliveries.value <= DeliveryTurn.share + 4)
@@ -199,27 +185,13 @@ struct DeliveryTurnConcurrencyTests {
             }
             Self.busy()
         }
-        let stop = Atomic<Bool>(false)
         let total = 100_000
-        let sentByThen = Atomic<Int>(0)
-        let finished = finishes(within: 60) {
-            let producer = JoinableThread {
-                started.wait()
-                for index in 2...total {
-                    if stop.load(ordering: .relaxed) { break }
-                    source.value = index
-                    sent.increment()
-                }
-            }
-            target.value = 1
-            sentByThen.store(sent.value, ordering: .relaxed)
-            stop.store(true, ordering: .relaxed)
-            producer.join()
-        }
-        #expect(finished)
+        let sentByThen = stepsMadeElsewhere(
+            total: total, made: sent, startingAfter: started, step: { source.value = 1 + $0 },
+            during: { target.value = 1 })
+        #expect(sentByThen != nil)
         #expect(
-            sentByThen.load(ordering: .relaxed) < total - 1,
-            "the set returned only after the other thread stopped")
+            sentByThen ?? total < total, "the set returned only after the other thread stopped")
     }
 
     /// A sender holds a lock of its own around its sets, and a handler of the variable takes the
@@ -317,29 +289,18 @@ struct DeliveryTurnConcurrencyTests {
             mostWaiting.max(waiting, ordering: .relaxed)
         }
         let total = 20_000
-        let madeByThen = Atomic<Int>(0)
-        let finished = finishes(within: 60) {
-            let stop = Atomic<Bool>(false)
-            var first: Observing<SharedMessenger<Int>>? = Observing(messenger) { _ in }
-            _ = first
-            let other = JoinableThread {
-                started.wait()
-                for _ in 0..<total {
-                    if stop.load(ordering: .relaxed) { break }
-                    let observing = Observing(messenger) { _ in }
-                    withExtendedLifetime(observing) {}
-                    made.increment()
-                }
-            }
-            first = nil  // unobserved: tells the handler, which lets the other thread start
-            madeByThen.store(made.value, ordering: .relaxed)
-            stop.store(true, ordering: .relaxed)
-            other.join()
+        nonisolated(unsafe) var first: Observing<SharedMessenger<Int>>? = Observing(messenger) {
+            _ in
         }
-        #expect(finished)
+        _ = first
+        let madeByThen = stepsMadeElsewhere(
+            total: total, made: made, startingAfter: started,
+            step: { _ in withExtendedLifetime(Observing(messenger) { _ in }) {} },
+            // Unobserved: tells the handler, which lets the other thread start.
+            during: { first = nil })
+        #expect(madeByThen != nil)
         #expect(
-            madeByThen.load(ordering: .relaxed) < total,
-            "the call returned only after the other thread stopped")
+            madeByThen ?? total < total, "the call returned only after the other thread stopped")
         #expect(
             mostWaiting.load(ordering: .relaxed)
                 <= DeliveryTurn.mostWhileStalled + DeliveryTurn.share)
@@ -362,32 +323,23 @@ struct DeliveryTurnConcurrencyTests {
             }
         }
         let total = 20_000
-        let madeByThen = Atomic<Int>(0)
-        let finished = finishes(within: 60) {
-            let stop = Atomic<Bool>(false)
-            let other = JoinableThread {
-                started.wait()
-                var kept: [Observing<Var<Int>>] = []
-                for _ in 0..<total {
-                    if stop.load(ordering: .relaxed) { break }
-                    let observing = Observing(number, options: .initial) { _ in
-                        Self.busy()
-                        let waiting = core.lock.withLock { core.pending.count }
-                        mostWaiting.max(waiting, ordering: .relaxed)
-                    }
-                    kept.append(observing)
-                    made.increment()
+        let kept = NSLockLike()
+        nonisolated(unsafe) var observations: [Observing<Var<Int>>] = []
+        let madeByThen = stepsMadeElsewhere(
+            total: total, made: made, startingAfter: started,
+            step: { _ in
+                let observing = Observing(number, options: .initial) { _ in
+                    Self.busy()
+                    let waiting = core.lock.withLock { core.pending.count }
+                    mostWaiting.max(waiting, ordering: .relaxed)
                 }
-                kept.removeAll()
-            }
-            number.value = 1
-            madeByThen.store(made.value, ordering: .relaxed)
-            stop.store(true, ordering: .relaxed)
-            other.join()
-        }
-        #expect(finished)
+                kept.withLock { observations.append(observing) }
+            },
+            during: { number.value = 1 })
+        kept.withLock { observations.removeAll() }
+        #expect(madeByThen != nil)
         #expect(
-            madeByThen.load(ordering: .relaxed) < total,
+            madeByThen ?? total < total,
             "the set returned only after the other thread stopped starting observations")
         #expect(
             mostWaiting.load(ordering: .relaxed)

@@ -170,6 +170,35 @@ public enum ThreadIdentity {
     public static var current: UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
 }
 
+/// Runs `call` on this thread while another thread runs `step` for each of `1...total`, once
+/// `started` is signalled (if given), counting each step in `made`; stops the other thread when
+/// `call` returned, and returns how many steps it had made by then, or nil if `call` and the
+/// other thread did not end within `seconds` (a deadlock). For "a call is not held by another
+/// thread's work for as long as that work comes": the count is below `total` then.
+public func stepsMadeElsewhere(
+    total: Int, made: AtomicCount, startingAfter started: DispatchSemaphore? = nil,
+    within seconds: Double = 60, step: @escaping @Sendable (Int) -> Void,
+    during call: @escaping @Sendable () -> Void
+) -> Int? {
+    let madeByThen = Atomic<Int>(-1)
+    let finished = finishes(within: seconds) {
+        let stop = Atomic<Bool>(false)
+        let other = JoinableThread {
+            started?.wait()
+            for index in 1...total {
+                if stop.load(ordering: .relaxed) { break }
+                step(index)
+                made.increment()
+            }
+        }
+        call()
+        madeByThen.store(made.value, ordering: .relaxed)
+        stop.store(true, ordering: .relaxed)
+        other.join()
+    }
+    return finished ? madeByThen.load(ordering: .relaxed) : nil
+}
+
 /// Work that takes a while (some microseconds), for a handler that must be slower than a send.
 /// Its input and result go through an atomic, so that an optimized build cannot fold it away.
 public func busyWork() {
