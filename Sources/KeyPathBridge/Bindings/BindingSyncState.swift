@@ -27,8 +27,8 @@ struct BindingSyncState: Equatable {
         return true
     }
 
-    /// A queued sync starts: the side to sync from, or nil if a sync that started since synced
-    /// from it already.
+    /// A queued sync starts: the side to sync from (nil only if no change was heard of, which a
+    /// sync queued by ``changed(_:)`` never finds).
     mutating func start() -> BindingSide? {
         isQueued = false
         defer { latest = nil }

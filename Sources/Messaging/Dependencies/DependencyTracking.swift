@@ -198,12 +198,7 @@ package enum DependencyTracking {
     @usableFromInline
     static var holdsNothing: Bool {
         guard let context = ThreadContext.current else { return true }
-        return holdsNothing(in: context)
-    }
-
-    /// ``holdsNothing`` for the thread whose context is `context` (this one).
-    static func holdsNothing(in context: ThreadContext) -> Bool {
-        context.refreshes == 0 && herald_thread_top_frame() == nil
+        return context.refreshes == 0 && herald_thread_top_frame() == nil
     }
 
     /// Ends what ``beginRefresh()`` started on `thread` (this thread, as it returned it); the

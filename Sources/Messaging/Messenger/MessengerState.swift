@@ -11,8 +11,9 @@ enum DeliveryStep<Message> {
     case endObservations
     /// Work done in turn with the messages (`performInTurn`, `connectSendingLatest`).
     case work(QueuedWork)
-    /// Give the delivering role to the sender waiting for it (see `MessengerCore.send`), and
-    /// return: that sender delivers what is queued from now on.
+    /// Give the delivering role to the thread waiting for it (see `DeliveryTurn`), and return:
+    /// that thread delivers what is queued from now on. `drainPending` does it; it is never
+    /// performed as a step.
     case handOff(to: Parker)
 }
 

@@ -17,8 +17,9 @@ enum OwedTurns {
     }
 
     /// Pays the turns this thread owes, now that it holds no role; also those it comes to owe
-    /// while paying (a turn it takes delivers, and may queue work elsewhere). A thread that is
-    /// bringing a computed value up to date is not free to wait: it forgets what it owes.
+    /// while paying (a turn it takes delivers, and may queue work elsewhere). Whether it may wait
+    /// is decided where every wait is, in `takeTurnIfBehind()`: a thread that is bringing a
+    /// computed value up to date does not, and so forgets what it owes.
     @usableFromInline
     static func pay() {
         ThreadContext.withThisThread { context in
@@ -30,7 +31,6 @@ enum OwedTurns {
                 let owed = context.owedTurns
                 context.owedTurns = []
                 herald_set_owes_turns(false)
-                guard DependencyTracking.holdsNothing(in: context) else { return }
                 for core in owed { core.takeTurnIfBehind() }
             }
         }
