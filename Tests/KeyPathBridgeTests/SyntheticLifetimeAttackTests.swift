@@ -708,7 +708,7 @@ struct SyntheticLifetimeAttackTests {
             let owner = box.take()!
             defer { box.put(owner) }
             owner.hook.set { [unowned owner] in
-                owner.x = 2  // invalidates the running evaluation: its value is not stored
+                owner.$double.invalidate()  // overtakes the running evaluation: not stored
                 _ = box.take()  // the evaluation now holds the owner's last reference
             }
             return owner.$double

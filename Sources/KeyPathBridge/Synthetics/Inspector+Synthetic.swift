@@ -23,4 +23,33 @@ extension Inspector {
     public func forceAllSyntheticPropertiesValid() {
         for (_, property) in SyntheticProperties.all(of: object) { property.makeValid() }
     }
+
+    /// The object's synthetic properties whose declared string dependencies name nothing, by
+    /// name, each with the ``PathError`` of every such dependency in declaration order (see
+    /// ``SyntheticDependency/path(_:)-(String)``): text that does not follow the grammar, or a
+    /// component that does not fit an object the path reached when it was wired. Properties
+    /// whose declared paths are all fine are not listed.
+    ///
+    /// ```swift
+    /// final class List {
+    ///     let items = ObservableArray<Item>()
+    ///     @Synthetic(dependsOn: [.path("itmes.*")], { (list: List) in … }) var summary: String
+    /// }
+    /// Inspector(list).syntheticDependencyErrors
+    /// // ["summary": [.unknownProperty("itmes", type: "List", path: "itmes.*", known: […])]]
+    /// ```
+    ///
+    /// Asking wires the declared paths of every property not used yet (reporting their errors
+    /// through ``PathDiagnostics``, as its first use would). A component that does not fit an
+    /// object reached only after the path was wired is reported through ``PathDiagnostics``
+    /// alone, when it is reached. Properties made at run time (`Synthetic(owner:name:…)`) are
+    /// not stored in the object, and not listed.
+    public var syntheticDependencyErrors: [String: [PathError]] {
+        var errors: [String: [PathError]] = [:]
+        for (name, property) in SyntheticProperties.all(of: object) {
+            let found = property.declaredDependencyErrors
+            if !found.isEmpty { errors[name] = found }
+        }
+        return errors
+    }
 }

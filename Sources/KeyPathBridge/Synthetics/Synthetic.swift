@@ -52,11 +52,14 @@ import Transforms
 /// until the next invalidation.
 ///
 /// **Cycles.** A property that ends up depending on itself stops the process with a message
-/// naming the properties of the cycle, also when the cycle spans threads.
+/// naming the properties of the cycle, from the thread that closed it. So does a function that
+/// writes a property it read.
 ///
-/// **Threads.** Reads, sets and invalidations are safe from any thread. One property's function
-/// never runs concurrently with itself: a reader that finds it running on another thread waits
-/// for it. No lock is held while the function runs.
+/// **Threads.** Reads, sets and invalidations are safe from any thread. A thread that reads
+/// the property outside any evaluation while another thread computes it waits for that thread
+/// (blocked, not spinning) and gets its result. A thread inside an evaluation never waits: it
+/// computes the property itself, so two computations may overlap, and only a result computed
+/// from a state nothing changed since is stored. No lock is held while the function runs.
 ///
 /// Use it as a property wrapper of a class, or make one at run time with
 /// `init(owner:name:dependsOn:_:)`; one made with another initializer and never
@@ -96,7 +99,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @usableFromInline @exclusivity(unchecked) var pathsLeftToObserve = 0
     /// Who set the value that the observers are to be told of next (a hybrid set).
     @usableFromInline @exclusivity(unchecked) var setter: AnyAuthor?
-    @exclusivity(unchecked) private var declaredObservations: [AnyObject] = []
+    @exclusivity(unchecked) private(set) var declaredObservations: [AnyObject] = []
     /// Its evaluations' frame, which keeps what the last one read (see `EvaluationFrame`).
     @usableFromInline let frame = EvaluationFrame()
     /// `tellObservers()`, specialized (see `init(compute:changeRule:dependencies:tell:)`).
@@ -325,259 +328,11 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
                 computedDuringBinding = false
                 pathsLeftToObserve = 0
             }
-            let computing = state.computingThread
+            let computing = state.phase.holder
             return computedDuringBinding || (computing != nil && computing != thread)
         }
         isBound.store(true, ordering: .releasing)
         if computedMeanwhile && !declared.isEmpty { invalidate() }
-    }
-
-    // MARK: Reading
-
-    /// The value: the cached one while valid, else computed now.
-    @inlinable
-    public var value: Value { value(readThrough: nil) }
-
-    /// The value, read through `reader` (the owner, which the wrapper's getter has at hand) if
-    /// given: an evaluation then computes from it instead of loading the owner, which the
-    /// property does not keep alive (an atomic retain and release, or, on Apple platforms, where
-    /// the owner is held `weak`, a slow one).
-    @inlinable
-    func value(readThrough reader: Owner?) -> Value {
-        var version: UInt64 = 0
-        // The frame, open further up this thread's stack, lives until this returns.
-        guard let frame = DependencyTracking.currentFrame else {
-            return refreshedValue(readThrough: reader, version: &version)
-        }
-        return frame._withUnsafeGuaranteedRef { frame in
-            frame.record(self) { property in
-                unsafeDowncast(property, to: Synthetic.self).refreshedVersion()
-            }
-            // `refreshedValue(readThrough:version:)` without its call: a stack frame fewer per
-            // level of a chain in a debug build (about 80 bytes of 4,200).
-            let value = refresh(readThrough: reader, version: &version, forCheck: false)
-                .unsafelyUnwrapped
-            frame.recordVersion(version)
-            return value
-        }
-    }
-
-    /// Whether the cached value is valid (reading it then runs nothing).
-    public var isValid: Bool { core.lock.withLock { state.freshness == .valid } }
-
-    /// How many times the function ran.
-    package var evaluationCount: Int { core.lock.withLock { evaluations } }
-
-    /// Brings the value up to date and returns it.
-    @inlinable
-    func refreshedValue() -> Value {
-        var version: UInt64 = 0
-        return refreshedValue(readThrough: nil, version: &version)
-    }
-
-    /// Brings the value up to date and returns it, and its version in `version`; an evaluation
-    /// computes from `reader` if given (see `value(readThrough:)`).
-    @inlinable
-    func refreshedValue(readThrough reader: Owner?, version: inout UInt64) -> Value {
-        refresh(readThrough: reader, version: &version, forCheck: false).unsafelyUnwrapped
-    }
-
-    /// For a check of a property that read this one: brings the value up to date and returns
-    /// its version, or nil if the check was interrupted (see `EvaluationFrame.SourceCheck`).
-    @inlinable
-    func refreshedVersion() -> UInt64? {
-        var version: UInt64 = 0
-        guard refresh(readThrough: nil, version: &version, forCheck: true) != nil else {
-            return nil
-        }
-        return version
-    }
-
-    /// Brings the value up to date and returns it, and its version in `version`; an evaluation
-    /// computes from `reader` if given (see `value(readThrough:)`). `forCheck` if it is
-    /// refreshed for a check of a property that read it: then it returns nil if that check is
-    /// interrupted (see `SyntheticCycle.wait(for:computedBy:mayGiveUp:)`); never otherwise.
-    @inlinable
-    func refresh(readThrough reader: Owner?, version: inout UInt64, forCheck: Bool) -> Value? {
-        // Valid, and nobody computing: the common case, without finding out the thread.
-        let valid = core.lock.withLock { () -> Value? in
-            guard state.freshness == .valid, state.computingThread == nil else { return nil }
-            version = state.version
-            return cached
-        }
-        if let valid { return valid }
-        let thread = DependencyTracking.beginRefresh()
-        defer { DependencyTracking.endRefresh(on: thread) }
-        var step = core.lock.withLock { state.beginRead(by: thread) }
-        while true {
-            switch step {
-            case .valid:
-                // Read again under the lock with the version, which may have moved since.
-                return core.lock.withLock {
-                    version = state.version
-                    return cached!
-                }
-            case .cycle:
-                // Unless the circle may be one of dependencies that switched: then the value
-                // the property had, for an evaluation that will not be stored.
-                guard SyntheticCycle.leave(closingAt: self) else {
-                    SyntheticCycle.report(closingAt: self)
-                }
-                return lastValue(version: &version)
-            case .wait(let other):
-                switch SyntheticCycle.wait(for: self, computedBy: other, mayGiveUp: forCheck) {
-                case .finished:
-                    step = core.lock.withLock { state.beginRead(by: thread) }
-                case .gaveUp:
-                    return nil
-                case .leftCircle:
-                    return lastValue(version: &version)
-                }
-            case .check(let marks):
-                // This thread checks: no other thread changes the frame meanwhile (this one may,
-                // computing the property inside an overtaken check; see `beginRead`).
-                let found = frame.checkSources(on: thread)
-                let outerCheckOvertaken =
-                    found == .interrupted && forCheck
-                    && SyntheticCycle.anInnermostCheckWasOvertaken()
-                // Valid again: the value and its version, in the same critical section.
-                var checked: Value? = nil
-                step = core.lock.withLock {
-                    let next =
-                        found == .interrupted
-                        ? state.finishInterruptedCheck(
-                            marks: marks, mayLeaveUndone: forCheck,
-                            outerCheckOvertaken: outerCheckOvertaken)
-                        : state.finishChecking(sourceMoved: found == .moved, marks: marks)
-                    if case .valid = next {
-                        version = state.version
-                        checked = cached
-                    }
-                    return next
-                }
-                if let checked { return checked }
-            case .evaluateAgain(let marks):
-                // After a check tainted as the outermost property of a circle the thread left:
-                // if the thread gave way, it waits before it computes, holding nothing.
-                step = .evaluate(marks: marks)
-                if SyntheticCycle.owesWait(givingUp: self, on: thread) {
-                    core.lock.withLock { state.giveUpBeforeEvaluating() }
-                    guard SyntheticCycle.waitAfterGivingWay(mayGiveUp: forCheck) else {
-                        return nil
-                    }
-                    step = core.lock.withLock { state.beginRead(by: thread) }
-                }
-            case .evaluate(let marks):
-                var retry = false
-                let value = evaluate(
-                    readThrough: reader, marks: marks, on: thread, version: &version,
-                    retry: &retry)
-                guard _slowPath(retry) else { return value }
-                // If the thread gave way in the circle it left, it waits first.
-                if SyntheticCycle.owesWait(givingUp: self, on: thread) {
-                    guard SyntheticCycle.waitAfterGivingWay(mayGiveUp: forCheck) else {
-                        return nil
-                    }
-                }
-                step = core.lock.withLock { state.beginRead(by: thread) }
-            case .leftUndone:
-                return nil
-            }
-        }
-    }
-
-    /// The cached value, valid or not, and its version (there is one: see
-    /// `SyntheticCycle.leave(closingAt:)` and `SyntheticCycle.wait(for:computedBy:mayGiveUp:)`).
-    @usableFromInline
-    func lastValue(version: inout UInt64) -> Value {
-        core.lock.withLock {
-            version = state.version
-            return cached!
-        }
-    }
-
-    /// Computes the value (from `reader`, the owner, if given; else from the owner it refers to
-    /// without keeping it alive) and stores it unless it was invalidated meanwhile, or it read a
-    /// value that may be stale to leave a circle of reads (see `SyntheticState.taint(retry:)`):
-    /// then `retry` is true if it is to be computed again at once.
-    @inlinable
-    func evaluate(
-        readThrough reader: Owner?, marks: UInt64, on thread: ObjectIdentifier,
-        version: inout UInt64, retry: inout Bool
-    ) -> Value {
-        var owner: Owner? = nil
-        if reader == nil {
-            owner = core.lock.withLock { self.owner.object }
-            if owner == nil { return abandonEvaluation(version: &version) }
-        }
-        // This thread computes: the frame is its own until the evaluation ends.
-        frame.begin()
-        // The owner is not retained for the call (an atomic retain and release per evaluation):
-        // the caller holds `reader`, and `owner` lives until the end of this method. (Not
-        // `reader ?? owner!`: that copies the reference, and the copy is retained.)
-        let from: Unmanaged<Owner>
-        if let reader {
-            from = Unmanaged.passUnretained(reader)
-        } else {
-            from = Unmanaged.passUnretained(owner.unsafelyUnwrapped)
-        }
-        let value = DependencyTracking.withFrame(frame, on: thread) {
-            from._withUnsafeGuaranteedRef(compute)
-        }
-        withExtendedLifetime(owner) {}
-        // Stop depending on what is no longer read while still computing: no other evaluation
-        // of this property can subscribe to it meanwhile (and lose that to this late removal).
-        for link in frame.finish() { link.source.removeDependent(ObjectIdentifier(self)) }
-        let rule = changeRule
-        let tainted = core.lock.withLock { () -> (retry: Bool, queue: Bool)? in
-            evaluations += 1
-            if _slowPath(state.isTainted) {
-                // It read a value that may be stale, to leave a circle of reads: not stored.
-                version = state.version
-                return state.finishTaintedEvaluation()
-            }
-            if _slowPath(binding != nil), state.marks == marks,
-                binding != thread || pathsLeftToObserve > 0
-            {
-                // This value stands (nothing invalidated or set the property meanwhile), though
-                // a change along a path not yet observed may have been missed.
-                computedDuringBinding = true
-            }
-            let changed = cached.map { rule.isChange(from: $0, to: value) } ?? true
-            if state.finishEvaluation(changed: changed, marks: marks) {
-                cached = value
-            }
-            version = state.version
-            return nil
-        }
-        if _slowPath(tainted != nil) {
-            retry = tainted.unsafelyUnwrapped.retry
-            if tainted.unsafelyUnwrapped.queue { queueForPropagation() }
-        }
-        return value
-    }
-
-    /// Queues the property for the end of this thread's outermost propagation.
-    @usableFromInline
-    func queueForPropagation() {
-        DependencyTracking.enqueue(self)
-    }
-
-    /// The owner is gone: the last value, if there is one.
-    @usableFromInline
-    func abandonEvaluation(version: inout UInt64) -> Value {
-        let last = core.lock.withLock { () -> Value? in
-            state.abandonEvaluation()
-            version = state.version
-            return cached
-        }
-        guard let last else {
-            fatalError(
-                "Herald: the synthetic property \(nodeName) was read before its owner was "
-                    + "known, or after it died, and has no value to give. Declare it with "
-                    + "@Synthetic, or make it with Synthetic(owner:name:_:).")
-        }
-        return last
     }
 
     // MARK: Changing
@@ -594,12 +349,9 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     }
 
     /// Invalidates the value and what depends on it, and queues what is observed, running
-    /// nothing. (Counted among the markings in flight: see `SyntheticCycle.markingsInFlight`.)
+    /// nothing.
     func markInvalid() {
-        SyntheticCycle.beginMarkingAfterChange()
-        SyntheticCycle.markAfterChange(of: self) {
-            DependencyTracking.markDependent(self, definitely: true)
-        }
+        DependencyTracking.markDependent(self, definitely: true)
     }
 
     /// Stores `value` as the valid value without calling the function (a hybrid property), until
@@ -617,8 +369,6 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             computedDuringBinding = false
             let (store, action, overStale) = state.set(changed: changed)
             if overStale { SyntheticState.setsOverStale.add(1, ordering: .releasing) }
-            // Before the value is seen (see `SyntheticCycle.markingsInFlight`).
-            if action.dependents != nil { SyntheticCycle.beginMarkingAfterChange() }
             if store {
                 cached = value
                 // Only an update told next names the setter (see `sourceChanged`). The one it
@@ -631,9 +381,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         _ = consume replaced
         if action.enqueue { DependencyTracking.enqueue(self) }
         if let dependents = action.dependents {
-            SyntheticCycle.markAfterChange(of: self) {
-                DependencyTracking.mark(dependents, definitely: false)
-            }
+            DependencyTracking.mark(dependents, definitely: false, changing: ObjectIdentifier(self))
         }
         DependencyTracking.propagateQueuedWork()
     }
@@ -689,7 +437,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         // Its last observer left since it was queued: it is lazy again.
         guard stillObserved, owner != nil || hasValue else { return }
         var version: UInt64 = 0
-        _ = refreshedValue(readThrough: owner, version: &version)
+        var isCurrent = true
+        _ = refresh(readThrough: owner, version: &version, isCurrent: &isCurrent)
         withExtendedLifetime(owner) {}
         let rule = changeRule
         let setter = core.lock.withLock { () -> AnyAuthor? in
@@ -720,29 +469,15 @@ extension Synthetic: SyntheticNode {
         return "\(Owner.self).\(name)"
     }
 
-    @usableFromInline var computingThread: ObjectIdentifier? {
-        core.lock.withLock { state.computingThread }
-    }
-
-    @usableFromInline var checkWasOvertaken: Bool {
-        core.lock.withLock { state.checkWasOvertaken }
-    }
-
-    @usableFromInline var wasOvertaken: Bool {
-        core.lock.withLock { state.wasOvertaken }
-    }
-
-    @usableFromInline var hasValue: Bool {
-        core.lock.withLock { state.hasValue }
-    }
-
-    @usableFromInline func taint(retry: Bool) {
-        core.lock.withLock { state.taint(retry: retry) }
-    }
-
     @usableFromInline package func sourceChanged(definitely: Bool, marking: UInt64)
         -> SourceChange
     {
+        // Only on a thread inside an evaluation: a function that writes what it read.
+        if _slowPath(definitely && DependencyTracking.currentFrame != nil),
+            let written = DependencyTracking.changesWhatIsRead(by: self)
+        {
+            reportWrite(of: written)
+        }
         let (action, setter) = core.lock.withLock {
             () -> (SyntheticState.MarkAction, AnyAuthor?) in
             // The value told next is no longer the one that was set. (Its setter is released
@@ -762,6 +497,17 @@ extension Synthetic: SyntheticNode {
                 dependents: action.dependents, mustPropagate: action.enqueue, released: setter)
         }
         return SourceChange(dependents: nil, mustPropagate: action.enqueue, released: setter)
+    }
+
+    /// Stops the process: the function wrote `source`, which its evaluation read.
+    private func reportWrite(of source: ObjectIdentifier) -> Never {
+        let owner = core.lock.withLock { self.owner.object }
+        let name = owner.flatMap { owner in
+            ObservableProperties.storedProperties(of: owner).first {
+                ($0.value as? DependencySourceHolder)?.heldDependencySource == source
+            }.map { "\(Owner.self).\($0.name)" }
+        }
+        SyntheticCycle.reportWrite(of: name ?? "a property", readBy: self)
     }
 
     @usableFromInline package func addDependent(_ dependent: any Dependent) {

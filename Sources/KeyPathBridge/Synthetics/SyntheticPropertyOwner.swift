@@ -43,6 +43,8 @@ protocol AnySyntheticProperty: AnyObject {
     var isValid: Bool { get }
     /// Reads the value, so that it is valid.
     func makeValid()
+    /// The errors of its declared string paths that name nothing, once it observes them.
+    var declaredDependencyErrors: [PathError] { get }
 }
 
 extension Synthetic: AnySyntheticProperty {

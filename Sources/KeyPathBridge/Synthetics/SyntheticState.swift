@@ -23,46 +23,57 @@ enum Freshness: Equatable {
 ///   it read them, and computes only if one of their versions moved (pull);
 /// - a computation whose value equals the cached one keeps the version, so nothing downstream
 ///   computes again.
+///
+/// Threads: one thread at a time *holds* the property (``Phase``), checking or computing it
+/// with the property's frame, and only a result computed from an unchanged state (the `epoch`,
+/// moved by every invalidation and set, is what it was when the work began) is stored. A thread
+/// that holds nothing waits for the holder (``ReadStep/busy``); a thread that holds something
+/// computes the property itself, beside the holder, and stores nothing.
 @usableFromInline
 struct SyntheticState {
+    /// Who holds the property, and since which epoch.
+    @usableFromInline
+    enum Phase: Equatable {
+        case idle
+        /// A thread checks whether the sources' versions moved.
+        case checking(by: ObjectIdentifier, since: UInt64)
+        /// A thread computes the value.
+        case computing(by: ObjectIdentifier, since: UInt64)
+
+        /// The holding thread, if any.
+        @usableFromInline var holder: ObjectIdentifier? {
+            switch self {
+            case .idle: nil
+            case .checking(let thread, _), .computing(let thread, _): thread
+            }
+        }
+    }
+
+    @usableFromInline var phase = Phase.idle
     @usableFromInline var freshness = Freshness.invalid
     /// Whether there is a cached value (valid or not).
     @usableFromInline var hasValue = false
-    /// Whether a thread checks the property, rather than computing it, if one does (it may then
-    /// also compute it inside the check: see `beginRead`).
-    /// Beside the other small fields: the state's size is a multiple of 8 bytes.
-    @usableFromInline var isChecking = false
     /// Whether an evaluation ever began (only then can the property be among a source's
     /// dependents).
     var wasEverEvaluated = false
     /// Whether the value was set while what the property read may have been stale (see
     /// `set(changed:)`), and nothing marked the property since.
     var isSetOverStale = false
-    /// Whether the thread checking the property computes it inside the check (see `beginRead`).
-    var isEvaluatingInsideCheck = false
-    /// Whether the evaluation or check running got, directly or through what it read, a value
-    /// that may be stale, to leave a circle of reads (see `taint(retry:)`).
-    @usableFromInline var isTainted = false
-    /// Whether the tainted evaluation running is to be run again at once (see `taint(retry:)`).
-    var mustRetry = false
-    /// Bumped each time the cached value changes.
-    @usableFromInline var version: UInt64 = 0
-    /// Bumped by every invalidation and set: an evaluation that saw it move while it ran does
-    /// not store its result.
-    @usableFromInline var marks: UInt64 = 0
-    /// The thread computing or checking the value, if one is.
-    @usableFromInline var computingThread: ObjectIdentifier?
-    /// While a thread checks or computes the property: `marks` when it began.
-    @usableFromInline var startMarks: UInt64 = 0
-    /// While the thread checking the property computes it inside the check (see `beginRead`):
-    /// `marks` when that evaluation began.
-    var insideCheckStartMarks: UInt64 = 0
-    var dependents: DependentList?
     @usableFromInline var isObserved = false
     /// Waiting in a thread's propagation queue.
     @usableFromInline var isQueued = false
     /// Whether the observers have a value (the one they started from, or the last update's).
     var hasTold = false
+    /// Bumped each time the cached value changes.
+    @usableFromInline var version: UInt64 = 0
+    /// Bumped by every invalidation and set: work that saw it move while it ran decides
+    /// nothing (an evaluation is not stored, a check computes).
+    @usableFromInline var epoch: UInt64 = 0
+    /// Threads that wait for the holder to let go.
+    var waiters: [Parker] = []
+    /// How many computations aside are running (see `beginAside()`).
+    var asides = 0
+    var dependents: DependentList?
     /// `SyntheticState.setsOverStale` when the dependents were last told of a change.
     var toldAtSetsOverStale: UInt64 = 0
     /// The marking that last told the dependents (see `mark`).
@@ -72,193 +83,122 @@ struct SyntheticState {
 
     /// What a reader must do.
     @usableFromInline
-    enum ReadStep {
+    enum ReadStep: Equatable {
         /// Use the cached value, whose version this is.
         case valid(UInt64)
-        /// This thread is already computing or checking the property (and the check was not
-        /// overtaken, or it computes it inside the check already): a cycle.
-        case cycle
-        /// Another thread is computing it: wait for that thread, then read again.
-        case wait(ObjectIdentifier)
         /// Check whether the synthetic sources' versions moved (then `finishChecking`): those
-        /// the last evaluation read, which the property's frame keeps.
-        case check(marks: UInt64)
-        /// Compute the value (then `finishEvaluation`).
-        case evaluate(marks: UInt64)
-        /// Compute the value, after a check that read a value that may be stale to leave a
-        /// circle of reads, as the outermost property of it on the thread (see
-        /// `taint(retry:)`): as `evaluate`, unless the thread gave way in that circle (see
-        /// `giveUpBeforeEvaluating()`).
-        case evaluateAgain(marks: UInt64)
-        /// Leave the check undone, for a later read: it was interrupted (see
-        /// `finishInterruptedCheck`).
-        case leftUndone
+        /// the last evaluation read, which the property's frame keeps. The reader holds it.
+        case check(since: UInt64)
+        /// Compute the value (then `finishEvaluation`). The reader holds it.
+        case evaluate(since: UInt64)
+        /// Another thread holds it, or this one may have it on its stack (a re-entry): a
+        /// reader that holds nothing waits (`wait(with:)`); one that holds something looks
+        /// at its stack: re-entering, it reports a cycle unless the property was overtaken;
+        /// otherwise it reads again, `knownNotReentering`, and computes the property aside
+        /// if it is still busy.
+        case busy
     }
 
-    /// A read by `thread`.
+    /// A read by `thread`, which holds nothing or knows it is not re-entering the property if
+    /// `knownNotReentering` (a thread re-enters a property it holds, or computes aside: a
+    /// computation aside does not hold it).
     @usableFromInline
-    mutating func beginRead(by thread: ObjectIdentifier) -> ReadStep {
-        if let computingThread {
-            guard computingThread == thread else { return .wait(computingThread) }
-            // This thread computes or checks the property: a cycle, unless it checks it and the
-            // check was overtaken (its dependencies may have switched meanwhile, so that what
-            // the check refreshes now reads the property). The check then decides nothing, and
-            // the property is read as if it ran none: a value set meanwhile, or one computed
-            // now, inside the check (which then finds the property valid).
-            // (Once: a read inside that computation is a cycle.)
-            guard checkWasOvertaken, !isEvaluatingInsideCheck else { return .cycle }
-            if freshness == .valid { return .valid(version) }
-            isEvaluatingInsideCheck = true
-            insideCheckStartMarks = marks
-            return .evaluate(marks: marks)
+    mutating func beginRead(by thread: ObjectIdentifier, knownNotReentering: Bool) -> ReadStep {
+        if freshness == .valid { return .valid(version) }
+        guard phase == .idle, knownNotReentering || asides == 0 else { return .busy }
+        if freshness == .mayBeStale {
+            phase = .checking(by: thread, since: epoch)
+            return .check(since: epoch)
         }
-        switch freshness {
-        case .valid:
-            return .valid(version)
-        case .mayBeStale:
-            computingThread = thread
-            isChecking = true
-            startMarks = marks
-            return .check(marks: marks)
-        case .invalid:
-            computingThread = thread
-            wasEverEvaluated = true
-            startMarks = marks
-            return .evaluate(marks: marks)
-        }
+        phase = .computing(by: thread, since: epoch)
+        wasEverEvaluated = true
+        return .evaluate(since: epoch)
     }
 
-    /// After a check: valid again if no source moved and nothing invalidated the property
-    /// meanwhile, or if a set made it valid meanwhile; otherwise evaluate.
-    @usableFromInline
-    mutating func finishChecking(sourceMoved: Bool, marks checkStart: UInt64) -> ReadStep {
-        isChecking = false
-        // A tainted check decides nothing: the property is computed.
-        let sourceMoved = sourceMoved || isTainted
-        let again = mustRetry
-        isTainted = false
-        mustRetry = false
-        if !sourceMoved && marks == checkStart && freshness == .mayBeStale {
-            freshness = .valid
-            computingThread = nil
-            return .valid(version)
-        }
-        if marks != checkStart && freshness == .valid {
-            // A set made it valid meanwhile (an invalidation after it would have left it stale):
-            // its value stands, as in `finishEvaluation`.
-            computingThread = nil
-            return .valid(version)
-        }
-        startMarks = marks
-        return again ? .evaluateAgain(marks: marks) : .evaluate(marks: marks)
-    }
-
-    /// Whether the property is being checked, and was invalidated or set since the check began:
-    /// the check decides nothing any more (the property is computed, or a set value stands,
-    /// whatever the sources' versions).
-    @usableFromInline
-    var checkWasOvertaken: Bool {
-        isChecking && marks != startMarks
-    }
-
-    /// Whether the property is being checked or computed, and was invalidated or set since that
-    /// began: what the thread does decides nothing any more. (An evaluation inside an overtaken
-    /// check is overtaken only if the property was invalidated or set since it began: it is
-    /// computed anew, as the check decides nothing.)
-    var wasOvertaken: Bool {
-        guard computingThread != nil else { return false }
-        return marks != (isEvaluatingInsideCheck ? insideCheckStartMarks : startMarks)
-    }
-
-    /// After a check that stopped waiting for another thread's evaluation of a source, because a
-    /// check open on the thread was overtaken (see `SyntheticCycle.wait(for:computedBy:mayGiveUp:)`):
-    /// - if `mayLeaveUndone` (the check was made for another's, one of those open on the thread)
-    ///   and either `outerCheckOvertaken` (one of those further out was overtaken: what this one
-    ///   finds decides nothing for it) or this one was not: the check is left undone, the
-    ///   property as it was (`leftUndone`);
-    /// - otherwise, as if a source had moved: evaluate, unless a set made it valid meanwhile.
-    @usableFromInline
-    mutating func finishInterruptedCheck(
-        marks checkStart: UInt64, mayLeaveUndone: Bool, outerCheckOvertaken: Bool
-    ) -> ReadStep {
-        if mayLeaveUndone && (outerCheckOvertaken || marks == checkStart) {
-            isChecking = false
-            isTainted = false
-            mustRetry = false
-            computingThread = nil
-            return .leftUndone
-        }
-        return finishChecking(sourceMoved: true, marks: checkStart)
-    }
-
-    /// After an evaluation that started at `startMarks`, whose value differs from the cached one
-    /// if `changed` (or there was none): whether to store the value.
-    /// It is not stored if the property was invalidated or set meanwhile (the reader still gets
-    /// the value it computed, and the next read computes again).
-    @usableFromInline
-    mutating func finishEvaluation(changed: Bool, marks startMarks: UInt64) -> Bool {
-        // An evaluation inside this thread's overtaken check of the property (see `beginRead`)
-        // leaves the check running.
-        if !isChecking { computingThread = nil }
-        isEvaluatingInsideCheck = false
-        guard marks == startMarks else {
-            // The sources' versions now are those this dropped evaluation saw: a later check
-            // would find none moved. Compute again instead (unless a set made it valid).
-            if freshness != .valid { freshness = .invalid }
-            return false
-        }
-        freshness = .valid
-        isSetOverStale = false
-        guard changed || !hasValue else { return false }
-        hasValue = true
-        version &+= 1
+    /// A reader that holds nothing waits, with `parker`, for the holder to let go: true if it
+    /// must park, false if the holder let go already (read again).
+    mutating func wait(with parker: Parker) -> Bool {
+        guard phase != .idle, freshness != .valid else { return false }
+        waiters.append(parker)
         return true
     }
 
-    /// The thread computing or checking the property (the caller) left a circle of reads that
-    /// passes through it, reading a value that may be stale (see
-    /// `SyntheticCycle.wait(for:computedBy:mayGiveUp:)`): what the running evaluation or check
-    /// finds decides nothing (see `finishTaintedEvaluation()` and `finishChecking`). `retry` if
-    /// the property is the circle's outermost on the thread: then it is computed again at once.
-    mutating func taint(retry: Bool) {
-        isTainted = true
-        mustRetry = mustRetry || retry
+    /// What ends a check or an evaluation: the step that follows, and the waiters to wake
+    /// (once the holder let go).
+    @usableFromInline
+    struct Release {
+        @usableFromInline var waiters: [Parker] = []
     }
 
-    /// After a tainted evaluation (see `taint(retry:)`): its value is not stored, and the
-    /// property is computed again, by the same reader at once if it must retry, else at the next
-    /// read (unless a set made it valid meanwhile). Returns whether the reader computes it again
-    /// (`retry`), and whether to queue the property for propagation (`queue`): it is observed,
-    /// so it must not wait for a read.
+    /// After the holder's check (`since` the epoch it began at): valid again if no source moved
+    /// and nothing invalidated or set the property meanwhile, or if a set made it valid
+    /// meanwhile (`.valid`, and the holder lets go); otherwise the holder computes it
+    /// (`.evaluate`).
     @usableFromInline
-    mutating func finishTaintedEvaluation() -> (retry: Bool, queue: Bool) {
-        let retry = mustRetry
-        isTainted = false
-        mustRetry = false
-        if !isChecking { computingThread = nil }
-        isEvaluatingInsideCheck = false
-        guard freshness != .valid else { return (retry, false) }
-        freshness = .invalid
-        return (retry, !retry && enqueueIfObserved())
+    mutating func finishChecking(sourceMoved: Bool, since start: UInt64) -> (ReadStep, Release) {
+        if freshness == .valid || (!sourceMoved && epoch == start && freshness == .mayBeStale) {
+            freshness = .valid
+            return (.valid(version), letGo())
+        }
+        phase = .computing(by: phase.holder.unsafelyUnwrapped, since: epoch)
+        wasEverEvaluated = true
+        return (.evaluate(since: epoch), Release())
     }
 
-    /// Gives up the evaluation that `finishChecking` just started (`evaluateAgain`), before it
-    /// ran: the thread gave way in a circle of waits (see
-    /// `SyntheticCycle.wait(for:computedBy:mayGiveUp:)`), and leaves the property for any thread
-    /// to compute.
+    /// After the holder's evaluation (`since` the epoch it began at), whose value differs from
+    /// the cached one if `changed` (or there was none), and which read something not current
+    /// if `tainted`: whether to store the value, and whether it is current (a result may be
+    /// stored from it). It is not stored if the property was invalidated or set meanwhile, or
+    /// if it is tainted (the reader still gets the value, and the next read computes again);
+    /// `requeue` then asks to queue the property for propagation, if it is observed: no
+    /// marking will.
     @usableFromInline
-    mutating func giveUpBeforeEvaluating() {
-        computingThread = nil
-        // What the check found decides nothing (unless a set made the property valid).
-        if freshness != .valid { freshness = .invalid }
+    mutating func finishEvaluation(changed: Bool, tainted: Bool, since start: UInt64)
+        -> (store: Bool, isCurrent: Bool, requeue: Bool, release: Release)
+    {
+        let release = letGo()
+        guard epoch == start, !tainted else {
+            // The sources' versions now are those this dropped evaluation saw: a later check
+            // would find none moved. Compute again instead (unless a set made it valid).
+            if freshness != .valid { freshness = .invalid }
+            return (false, false, tainted && enqueueIfObserved(), release)
+        }
+        freshness = .valid
+        isSetOverStale = false
+        guard changed || !hasValue else { return (false, true, false, release) }
+        hasValue = true
+        version &+= 1
+        return (true, true, false, release)
     }
 
-    /// Gives up computing (the owner died): the next read tries again.
+    /// The holder gives up (the owner died): the next read tries again.
     @usableFromInline
-    mutating func abandonEvaluation() {
-        // Inside this thread's overtaken check (see `beginRead`): the check goes on.
-        if !isChecking { computingThread = nil }
-        isEvaluatingInsideCheck = false
+    mutating func abandon() -> Release {
+        letGo()
+    }
+
+    /// After a computation aside (by a thread that holds something while another thread holds
+    /// the property, or re-entering an overtaken property), `since` the epoch it began at, which
+    /// read something not current if `tainted`: whether its value is current. Nothing is
+    /// stored.
+    @usableFromInline
+    mutating func finishAside(tainted: Bool, since start: UInt64) -> Bool {
+        asides -= 1
+        return !tainted && epoch == start
+    }
+
+    /// A computation aside begins (see `finishAside(tainted:since:)`); returns the epoch.
+    @usableFromInline
+    mutating func beginAside() -> UInt64 {
+        asides += 1
+        return epoch
+    }
+
+    private mutating func letGo() -> Release {
+        phase = .idle
+        guard !waiters.isEmpty else { return Release() }
+        defer { waiters = [] }
+        return Release(waiters: waiters)
     }
 
     /// What an invalidation asks of the property.
@@ -275,7 +215,7 @@ struct SyntheticState {
     /// for a direct source (or a manual invalidation), else it may be stale (invalid if its value
     /// was set over stale sources). `setsOverStale` is `SyntheticState.setsOverStale` now.
     mutating func mark(definitely: Bool, marking: UInt64, setsOverStale: UInt64) -> MarkAction {
-        marks &+= 1
+        epoch &+= 1
         let wasValid = freshness == .valid
         if definitely || (wasValid && isSetOverStale) {
             freshness = .invalid
@@ -284,16 +224,13 @@ struct SyntheticState {
         }
         isSetOverStale = false
         var action = MarkAction()
-        // If the property was stale already, its dependents were told then, unless a
-        // computation is running, which may hand its value to a dependent that read it meanwhile,
-        // or a set made a property valid since, which may be one of them. Once per marking: one
-        // that reaches the property again (where what properties read last forms a circle,
-        // which switched dependencies and sets allow) stops here.
+        // If the property was stale already, its dependents were told then, unless a set made
+        // a property valid since, which may be one of them. Once per marking: one that reaches
+        // the property again (where what properties read last forms a circle, which switched
+        // dependencies and sets allow) stops here.
         // (Two markings at once would each find the other's in `toldInMarking`: a stale
         // property that tells again asks the marking thread too; see `retells`.)
-        if toldInMarking != marking,
-            wasValid || computingThread != nil || toldAtSetsOverStale != setsOverStale
-        {
+        if toldInMarking != marking, wasValid || toldAtSetsOverStale != setsOverStale {
             action.dependents = dependents
             action.retells = !wasValid
             toldInMarking = marking
@@ -317,7 +254,7 @@ struct SyntheticState {
     /// possibly stale: the versions it read last say nothing about the value set).
     mutating func set(changed: Bool) -> (store: Bool, action: MarkAction, overStale: Bool) {
         let overStale = freshness != .valid && wasEverEvaluated
-        marks &+= 1
+        epoch &+= 1
         freshness = .valid
         // A set over a value set over stale sources, with nothing marked since, is over them too.
         isSetOverStale = overStale || isSetOverStale

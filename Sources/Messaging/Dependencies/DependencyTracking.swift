@@ -112,7 +112,7 @@ package enum DependencyTracking {
         herald_thread_top_frame().map { Unmanaged<EvaluationFrame>.fromOpaque($0) }
     }
 
-    /// Runs `body` with `frame` open on `thread` (this thread, as ``beginRefresh()`` returned
+    /// Runs `body` with `frame` open on `thread` (this thread, as ``beginWork(on:since:)`` returned
     /// it): the reads it makes go to `frame` (and not to a frame opened before it).
     @usableFromInline
     package static func withFrame<Result>(
@@ -130,32 +130,9 @@ package enum DependencyTracking {
         }
     }
 
-    /// Lists a check of `frame`'s property, on `thread` (this thread, as ``beginRefresh()``
-    /// returned it), among what the thread is doing (see ``ThreadProgress``), until
-    /// ``endChecking(_:on:)``. Nothing is recorded in a checked frame.
-    @inline(__always)
-    static func beginChecking(_ frame: EvaluationFrame, on thread: ObjectIdentifier) {
-        ThreadContext.with(thread) { context in
-            frame.checkParent = context.checking
-            frame.checkedInside = context.top
-            // Not retained: the caller keeps `frame` alive until `endChecking`.
-            context.checking = Unmanaged.passUnretained(frame)
-        }
-    }
-
-    /// Ends what ``beginChecking(_:on:)`` began.
-    @inline(__always)
-    static func endChecking(_ frame: EvaluationFrame, on thread: ObjectIdentifier) {
-        ThreadContext.with(thread) { context in
-            context.checking = frame.checkParent
-            frame.checkParent = nil
-            frame.checkedInside = nil
-        }
-    }
-
     /// Runs `body` with no frame open on this thread (reads in it record nothing): for observers
-    /// called while an evaluation is open. What the thread computes and checks stays listed for
-    /// a cycle's message (see ``ThreadProgress``).
+    /// called while an evaluation is open. What the thread computes and checks stays on its work
+    /// stack (see ``beginWork(on:since:)``).
     @usableFromInline
     package static func withoutFrames<Result>(_ body: () throws -> Result) rethrows -> Result {
         guard let context = ThreadContext.current else { return try body() }
@@ -166,53 +143,66 @@ package enum DependencyTracking {
     private static func withoutFrames<Result>(
         in context: ThreadContext, _ body: () throws -> Result
     ) rethrows -> Result {
-        let saved = ThreadContext.Section(top: context.top, checking: context.checking)
-        guard saved.top != nil || saved.checking != nil else { return try body() }
-        context.hidden.append(saved)
+        guard let saved = context.top else { return try body() }
         context.setTop(nil)
-        context.checking = nil
-        defer {
-            context.hidden.removeLast()
-            context.setTop(saved.top)
-            context.checking = saved.checking
-        }
+        defer { context.setTop(saved) }
         return try body()
     }
 
-    /// Starts bringing a computed value up to date on this thread (checking its sources or
-    /// evaluating it), and returns this thread's identity (for ``withFrame(_:on:_:)`` and
-    /// ``endRefresh(on:)``, which then need not look the thread up). Work queued meanwhile (by a
-    /// function that set a variable) waits for ``endRefresh(on:)`` of the outermost refresh:
-    /// running it inside would re-enter what is being computed.
+    /// Starts bringing `node`, a computed property, up to date on this thread (checking its
+    /// sources or computing it), as the thread saw it at `epoch` (the property's count of
+    /// invalidations and sets), until ``endWork(on:)``; returns this thread's identity (for the
+    /// calls that follow, which then need not look the thread up). The thread's work stack is
+    /// what a cycle's message names, what tells a re-entry, and what keeps a thread that brings
+    /// something up to date from waiting. Work queued meanwhile (by a function that set a
+    /// variable) waits for the end of the outermost work: running it inside would re-enter what
+    /// is being computed.
     @usableFromInline
-    package static func beginRefresh() -> ObjectIdentifier {
+    package static func beginWork(on node: AnyObject, since epoch: UInt64) -> ObjectIdentifier {
         ThreadContext.withThisThread { context in
-            context.refreshes += 1
+            context.work.append(WorkItem(node: .passUnretained(node), epoch: epoch))
             return ObjectIdentifier(context)
         }
     }
 
-    /// Whether this thread brings no computed value up to date (no evaluation or check is open
-    /// on it), so that no other thread can be waiting for it here: Messaging's delivery turns
-    /// let only such a thread wait.
+    /// The innermost work, begun with ``beginWork(on:since:)`` on `thread` (this one), now
+    /// starts again at `epoch` (a check that goes on to compute).
     @usableFromInline
-    static var holdsNothing: Bool {
-        guard let context = ThreadContext.current else { return true }
-        return context.refreshes == 0 && herald_thread_top_frame() == nil
+    package static func restartWork(since epoch: UInt64, on thread: ObjectIdentifier) {
+        ThreadContext.with(thread) { $0.work[$0.work.count - 1].epoch = epoch }
     }
 
-    /// Ends what ``beginRefresh()`` started on `thread` (this thread, as it returned it); the
-    /// outermost runs the work queued meanwhile.
+    /// Ends the innermost work on `thread` (this one); the outermost runs the work queued
+    /// meanwhile.
     @usableFromInline
-    package static func endRefresh(on thread: ObjectIdentifier) {
+    package static func endWork(on thread: ObjectIdentifier) {
         let mustPropagate = ThreadContext.with(thread) { context in
-            context.refreshes -= 1
-            guard context.refreshes == 0 else { return false }
-            context.leftCircles = 0
-            if _slowPath(context.owedWait != nil) { context.owedWait = nil }
-            return !context.queued.isEmpty
+            context.work.removeLast()
+            return context.work.isEmpty && !context.queued.isEmpty
         }
         if mustPropagate { propagateQueuedWork() }
+    }
+
+    /// Whether this thread brings no computed value up to date (its work stack is empty), so
+    /// that no other thread can be waiting for it: only such a thread may wait, for another
+    /// thread's computation or for a messenger's delivering role.
+    @usableFromInline
+    package static var holdsNothing: Bool {
+        guard let context = ThreadContext.current else { return true }
+        return context.work.isEmpty
+    }
+
+    /// This thread's identity (see ``beginWork(on:since:)``) and ``holdsNothing``, with one
+    /// look-up.
+    @usableFromInline
+    package static var thisThreadAndWhetherItHoldsNothing: (ObjectIdentifier, Bool) {
+        ThreadContext.withThisThread { (ObjectIdentifier($0), $0.work.isEmpty) }
+    }
+
+    /// The work on this thread's stack, outermost first: what it checks and computes, and
+    /// the epoch at which each began.
+    package static var workOfThisThread: [WorkItem] {
+        ThreadContext.current?.work ?? []
     }
 
     /// Whether `dependent` tells its dependents again, while stale, for the first time in
@@ -240,32 +230,22 @@ package enum DependencyTracking {
         }
     }
 
-    /// Records a wait this thread owes, `wait` (what it is is the caller's: KeyPathBridge's
-    /// `SyntheticCycle` records one when the thread gives way in a circle of waits, to make
-    /// before it computes again the property it gave up). Dropped when the outermost refresh
-    /// ends.
-    package static func oweWait(_ wait: AnyObject) {
-        ThreadContext.withThisThread { $0.owedWait = wait }
-    }
-
-    /// Whether the thread `thread` (this thread, as ``beginRefresh()`` returned it) owes a wait
-    /// (see ``oweWait(_:)``).
-    @usableFromInline
-    package static func owesWait(on thread: ObjectIdentifier) -> Bool {
-        ThreadContext.with(thread) { $0.owedWait != nil }
-    }
-
-    /// The wait this thread owes, if any (see ``oweWait(_:)``).
-    package static func owedWait() -> AnyObject? {
-        ThreadContext.withThisThread { $0.owedWait }
-    }
-
-    /// Takes the wait this thread owes, if any (see ``oweWait(_:)``).
-    package static func takeOwedWait() -> AnyObject? {
-        ThreadContext.withThisThread { context in
-            defer { context.owedWait = nil }
-            return context.owedWait
+    /// Whether the marking running on this thread marks a change of a source that an
+    /// evaluation of `dependent` open on this thread has read: a function that writes what it
+    /// read (which would overtake its own evaluation every time). Only in a marking.
+    /// Returns the source's identity if so.
+    package static func changesWhatIsRead(by dependent: AnyObject) -> ObjectIdentifier? {
+        guard let context = ThreadContext.current, let source = context.markingSource else {
+            return nil
         }
+        var next = context.top
+        while let frame = next?.takeUnretainedValue() {
+            if frame.dependent.map({ $0 === dependent }) == true, frame.hasRecorded(source) {
+                return source
+            }
+            next = frame.parent
+        }
+        return nil
     }
 
     /// An identity of this thread, for telling who evaluates what.
@@ -289,7 +269,7 @@ package enum DependencyTracking {
 
     /// `propagateQueuedWork()` on the thread whose context is `context` (this one).
     private static func propagateQueuedWork(in context: ThreadContext) {
-        guard !context.isPropagating, context.refreshes == 0, !context.queued.isEmpty else {
+        guard !context.isPropagating, context.work.isEmpty, !context.queued.isEmpty else {
             return
         }
         context.isPropagating = true
@@ -314,10 +294,12 @@ package enum DependencyTracking {
     ///
     /// `dependents` is not retained: the source's lock, which the caller holds, keeps it.
     @usableFromInline
-    package static func markWhileLocked(_ dependents: Unmanaged<DependentList>) -> LockedMarking {
+    package static func markWhileLocked(
+        _ dependents: Unmanaged<DependentList>, changing source: ObjectIdentifier
+    ) -> LockedMarking {
         ThreadContext.withThisThread { context in
             context.markedFrom = context.queued.count
-            let outer = context.beginMarking()
+            let outer = context.beginMarking(of: source)
             defer { context.endMarking(outer) }
             dependents._withUnsafeGuaranteedRef {
                 mark($0, definitely: true, in: context, keepingAlive: true)
@@ -368,9 +350,11 @@ package enum DependencyTracking {
     /// Marks `dependents`, and recursively what depends on them, queuing what is observed and
     /// running nothing.
     @usableFromInline
-    package static func mark(_ dependents: DependentList, definitely: Bool) {
+    package static func mark(
+        _ dependents: DependentList, definitely: Bool, changing source: ObjectIdentifier
+    ) {
         ThreadContext.withThisThread { context in
-            let outer = context.beginMarking()
+            let outer = context.beginMarking(of: source)
             defer { context.endMarking(outer) }
             mark(dependents, definitely: definitely, in: context, keepingAlive: false)
         }
@@ -401,7 +385,7 @@ package enum DependencyTracking {
     @usableFromInline
     package static func markDependent(_ dependent: some Dependent, definitely: Bool) {
         ThreadContext.withThisThread { context in
-            let outer = context.beginMarking()
+            let outer = context.beginMarking(of: nil)
             defer { context.endMarking(outer) }
             let change = dependent.sourceChanged(definitely: definitely, marking: context.marking)
             if change.mustPropagate { context.queued.append(dependent) }
@@ -442,6 +426,20 @@ extension Dependent {
             if change.mustPropagate { context.queued.append(dependent) }
             return change
         }
+    }
+}
+
+/// A computed property a thread checks or computes (on its work stack; see
+/// ``DependencyTracking/beginWork(on:since:)``).
+package struct WorkItem {
+    /// Not retained: the read that began the work holds it until the work ends.
+    package let node: Unmanaged<AnyObject>
+    /// The property's epoch (its count of invalidations and sets) when the work began.
+    package var epoch: UInt64
+
+    /// Whether this is work on `object`.
+    package func isOn(_ object: AnyObject) -> Bool {
+        node.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
     }
 }
 
@@ -529,29 +527,13 @@ final class ThreadContext {
         top = frame
         herald_set_thread_top_frame(frame?.toOpaque())
     }
-    /// The frame of the innermost property being checked (the others are its `checkParent`s).
-    /// Not retained, as `top`.
-    @exclusivity(unchecked) var checking: Unmanaged<EvaluationFrame>?
-    /// What `withoutFrames` set aside, outermost first (for a cycle's message).
-    @exclusivity(unchecked) var hidden: [Section] = []
-
-    /// The evaluations and checks open on the thread since the last `withoutFrames`.
-    struct Section {
-        var top: Unmanaged<EvaluationFrame>?
-        var checking: Unmanaged<EvaluationFrame>?
-    }
     @exclusivity(unchecked) var queued: [any PropagationWork] = []
     @exclusivity(unchecked) var isPropagating = false
     /// Delivery turns the thread owes (see `OwedTurns`), and whether it is paying them.
     @exclusivity(unchecked) var owedTurns: [any DeliveryTurns] = []
     @exclusivity(unchecked) var isPayingOwedTurns = false
-    /// Computed values being brought up to date on this thread (see `beginRefresh()`).
-    @exclusivity(unchecked) var refreshes = 0
-    /// How many circles of reads the thread left since its outermost refresh began (see
-    /// `ThreadProgress.mayLeaveCircle`).
-    @exclusivity(unchecked) var leftCircles = 0
-    /// A wait the thread owes (see `DependencyTracking.oweWait(_:)`).
-    @exclusivity(unchecked) var owedWait: AnyObject?
+    /// What the thread brings up to date, outermost first (see `DependencyTracking.beginWork`).
+    @exclusivity(unchecked) var work: [WorkItem] = []
     /// What marking under a source's lock loaded, released after unlocking (see
     /// `markWhileLocked`).
     @exclusivity(unchecked) var keptAlive = RetainedObjects()
@@ -572,20 +554,31 @@ final class ThreadContext {
     /// but a release during it may run a deinit that starts another: that one has an identity
     /// of its own.)
     @inline(__always)
-    func beginMarking() -> UInt64 {
+    func beginMarking(of source: ObjectIdentifier?) -> Marking {
         if _slowPath(markingsLeft == 0) { takeMarkingBlock() }
         markingsLeft -= 1
-        let outer = marking
+        let outer = Marking(id: marking, source: markingSource)
         marking = nextMarking
+        markingSource = source
         nextMarking += 1
         return outer
     }
 
-    /// Ends what `beginMarking()` began, which returned `outer`.
+    /// Ends what `beginMarking(of:)` began, which returned `outer`.
     @inline(__always)
-    func endMarking(_ outer: UInt64) {
-        marking = outer
+    func endMarking(_ outer: Marking) {
+        marking = outer.id
+        markingSource = outer.source
     }
+
+    /// A marking running on the thread: its identity, and the source whose change it marks
+    /// (nil for an invalidation).
+    struct Marking {
+        let id: UInt64
+        let source: ObjectIdentifier?
+    }
+    /// The source whose change the running marking marks, if any.
+    @exclusivity(unchecked) var markingSource: ObjectIdentifier?
 
     /// The dependents that told their own dependents again in the marking `retoldIn`, while
     /// stale (see `DependencyTracking.firstRetelling(by:in:)`).

@@ -17,18 +17,20 @@ package struct SourceLink {
 }
 
 /// Brings a computed source (the argument) up to date and returns its version, or nil if the
-/// thread stopped waiting for another thread's evaluation of it (see
-/// ``EvaluationFrame/SourceCheck/interrupted``). Made where the source's types are known (where
-/// it is read), so that it runs specialized for them: a call through a protocol would run the
-/// generic code, which looks up type metadata as it goes.
+/// value it got is not one that a result may be stored from (see
+/// ``EvaluationFrame/readWhatIsNotCurrent()``): the check then counts the source as moved. Made
+/// where the source's types are known (where it is read), so that it runs specialized for them:
+/// a call through a protocol would run the generic code, which looks up type metadata as it
+/// goes.
 @usableFromInline
 package typealias VersionRefresh = (AnyObject) -> UInt64?
 
-/// The evaluations of one computed (synthetic) property, one at a time: records what each
-/// reads, keeping the subscriptions it had to sources it reads again and subscribing (before the
-/// read) to new ones, and keeps what the last one read (`links`). Each property has one, used
-/// by the thread that computes or checks the property (which the property's state makes one at
-/// a time); an evaluation opens it with ``DependencyTracking/withFrame(_:on:_:)``.
+/// An evaluation of one computed (synthetic) property: records what it reads, keeping the
+/// subscriptions it had to sources it reads again and subscribing (before the read) to new
+/// ones, and keeps what the last one read (`links`). Each property has one, which only the
+/// thread holding the property (checking or computing it: see the property's state) uses; a
+/// thread that computes the property while another holds it uses a frame of its own, which
+/// starts with no links. An evaluation opens it with ``DependencyTracking/withFrame(_:on:_:)``.
 ///
 /// A final class, not a protocol: the innermost frame, loaded on every recorded read, is then
 /// used without a retain or a witness table.
@@ -43,13 +45,6 @@ package final class EvaluationFrame {
     /// The frame that was innermost when this one opened (set by ``DependencyTracking``). Not
     /// retained: it is open further up this thread's stack, whose evaluation keeps it alive.
     @exclusivity(unchecked) var parent: Unmanaged<EvaluationFrame>?
-    /// While the property is checked (see ``checkSources(on:)``): the check that was
-    /// innermost on this thread when it began (for a cycle's message, which names what the
-    /// thread computes and checks, in order; see ``ThreadProgress``). Not retained, as `parent`.
-    @exclusivity(unchecked) var checkParent: Unmanaged<EvaluationFrame>?
-    /// While the property is checked: the evaluation frame that was innermost on this thread
-    /// when the check began. Not retained, as `parent`.
-    @exclusivity(unchecked) var checkedInside: Unmanaged<EvaluationFrame>?
     /// What the last evaluation read, in order, with the versions its synthetic sources had
     /// (during an evaluation: what the previous one read). Only for the thread computing or
     /// checking the property, or its deinit.
@@ -64,49 +59,45 @@ package final class EvaluationFrame {
     @exclusivity(unchecked) private var lastRecorded = -1
     /// The identity of the source recorded last: a read of it again records nothing.
     @exclusivity(unchecked) private var lastIdentity: ObjectIdentifier?
-
-    /// What a check of the sources found.
-    @usableFromInline
-    package enum SourceCheck {
-        /// Every synthetic source has the version the last evaluation read.
-        case unchanged
-        /// One has another.
-        case moved
-        /// The thread stopped waiting for another thread's evaluation of one, and the check
-        /// found nothing: a check open on the thread no longer decides anything (it was
-        /// overtaken by an invalidation), so what it waits for may be what waits for it.
-        case interrupted
-    }
+    /// Whether the evaluation read a value that is not current (see
+    /// ``readWhatIsNotCurrent()``).
+    @exclusivity(unchecked) @usableFromInline package private(set) var isTainted = false
 
     /// Whether a synthetic source the last evaluation read has a version other than the one it
-    /// read, once brought up to date (in the order read; stops at the first), or the check was
-    /// interrupted. For a check, by
-    /// `thread`, the thread checking (as ``DependencyTracking/beginRefresh()`` returned it),
-    /// which lists the check among what it is doing meanwhile. (Here, and not inlined where the
-    /// property is: the frame's properties are used without exclusivity checks only in this
-    /// module.)
+    /// read, once brought up to date (in the order read; stops at the first), or gave a value
+    /// that is not current. (Here, and not inlined where the property is: the frame's
+    /// properties are used without exclusivity checks only in this module.)
     @usableFromInline
-    package func checkSources(on thread: ObjectIdentifier) -> SourceCheck {
-        // A copy: refreshing a source runs other properties' evaluations, and this one's too
-        // when the check was overtaken and a source reads the property (see the synthetic
-        // property's state), which rewrites `links`.
+    package func sourceMoved() -> Bool {
+        // A copy: refreshing a source runs other properties' evaluations, and this property's
+        // too on this thread when it was overtaken and a source reads it, which rewrites
+        // `links`.
         let links = links
-        // Not a closure around the loop: refreshing recurses through here down a chain of
-        // properties, and a call frame more per level cost W13-deep 8% (returns mispredicted
-        // once the recursion is deeper than the processor's return stack).
-        DependencyTracking.beginChecking(self, on: thread)
-        defer { DependencyTracking.endChecking(self, on: thread) }
         for index in links.indices {
             guard let refresh = links[index].refresh else { continue }
             // The source is passed unretained (an atomic retain and release per source
             // checked): the copy of the links holds it until this returns.
             let source = Unmanaged.passUnretained(links[index].source as AnyObject)
-            guard let version = source._withUnsafeGuaranteedRef(refresh) else {
-                return .interrupted
-            }
-            if version != links[index].version { return .moved }
+            guard let version = source._withUnsafeGuaranteedRef(refresh),
+                version == links[index].version
+            else { return true }
         }
-        return .unchanged
+        return false
+    }
+
+    /// The evaluation read a value from which no result may be stored: a computed source that
+    /// was invalidated or set while it was computed, or that was read while another thread
+    /// held it and changed meanwhile. The evaluation's own result is then not stored either
+    /// (the reader still gets it), so no stored value is ever computed from one.
+    @usableFromInline
+    package func readWhatIsNotCurrent() {
+        isTainted = true
+    }
+
+    /// Whether the running evaluation recorded a read of the source whose identity is `source`.
+    func hasRecorded(_ source: ObjectIdentifier) -> Bool {
+        if same { return links[..<cursor].contains { $0.identity == source } }
+        return sources.contains { $0.identity == source }
     }
 
     /// Stops what the last evaluation read from telling `dependent` of changes (the property is
@@ -127,6 +118,7 @@ package final class EvaluationFrame {
         cursor = 0
         lastRecorded = -1
         lastIdentity = nil
+        isTainted = false
     }
 
     /// Ends the evaluation: `links` become what it read. Returns what the previous evaluation
@@ -228,4 +220,19 @@ package final class EvaluationFrame {
         sources.append(link)
         lastRecorded = sources.count - 1
     }
+}
+
+/// Something that holds a dependency source (a messenger, a wrapper of one): for naming the
+/// source in a message, found by reflection on the object that holds it.
+package protocol DependencySourceHolder {
+    /// The identity of the source it holds.
+    var heldDependencySource: ObjectIdentifier { get }
+}
+
+extension Messenger: DependencySourceHolder {
+    package var heldDependencySource: ObjectIdentifier { ObjectIdentifier(core) }
+}
+
+extension ObservableVar: DependencySourceHolder {
+    package var heldDependencySource: ObjectIdentifier { ObjectIdentifier(projectedValue.core) }
 }

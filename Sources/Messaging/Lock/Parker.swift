@@ -15,13 +15,13 @@
 /// condition variable measures time on the monotonic clock, so a change of the wall clock
 /// neither shortens nor lengthens a wait.
 @usableFromInline
-final class Parker: @unchecked Sendable {
+package final class Parker: @unchecked Sendable {
     // `mutex` protects `isUnparked`.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var isUnparked = false
 
-    @usableFromInline init() {
+    @usableFromInline package init() {
         pthread_mutex_init(mutex, nil)
         #if canImport(Darwin)
             pthread_cond_init(condition, nil)
@@ -43,7 +43,7 @@ final class Parker: @unchecked Sendable {
 
     /// Blocks until ``unpark()`` was called (returns at once if it was), or until
     /// `nanoseconds` passed. True if it was unparked.
-    @usableFromInline func park(forAtMost nanoseconds: Int) -> Bool {
+    @usableFromInline package func park(forAtMost nanoseconds: Int) -> Bool {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         #if canImport(Darwin)
@@ -70,14 +70,14 @@ final class Parker: @unchecked Sendable {
     }
 
     /// Blocks until ``unpark()`` was called (returns at once if it was).
-    @usableFromInline func park() {
+    @usableFromInline package func park() {
         pthread_mutex_lock(mutex)
         while !isUnparked { pthread_cond_wait(condition, mutex) }
         pthread_mutex_unlock(mutex)
     }
 
     /// Lets the parked thread go on (or the thread that parks next return at once).
-    @usableFromInline func unpark() {
+    @usableFromInline package func unpark() {
         pthread_mutex_lock(mutex)
         isUnparked = true
         pthread_cond_signal(condition)

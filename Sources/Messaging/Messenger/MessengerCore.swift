@@ -711,7 +711,8 @@ extension MessengerCore: DependencySource {
     func markDependentsWhileLocked() -> LockedMarking {
         // Not retained for the marking (an atomic retain and release per change): the caller
         // holds the lock, without which the list is not replaced.
-        DependencyTracking.markWhileLocked(.passUnretained(dependents.unsafelyUnwrapped))
+        DependencyTracking.markWhileLocked(
+            .passUnretained(dependents.unsafelyUnwrapped), changing: ObjectIdentifier(self))
     }
 
     /// After `markDependentsWhileLocked()`, once unlocked, when another thread delivers: hands

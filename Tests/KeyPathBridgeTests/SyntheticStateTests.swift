@@ -1,0 +1,116 @@
+import Testing
+
+@testable import KeyPathBridge
+@testable import Messaging
+
+/// The state machine of one synthetic property, without threads: who holds it, what a read
+/// does, and which results are stored.
+@Suite("Synthetic properties: the state of one property")
+struct SyntheticStateTests {
+    private let me = ObjectIdentifier(Parker())
+    private let other = ObjectIdentifier(Parker())
+
+    @Test func aFirstReadComputesAndHoldsTheProperty() {
+        var state = SyntheticState()
+        let step1 = state.beginRead(by: me, knownNotReentering: true)
+        #expect(step1 == .evaluate(since: 0))
+        #expect(state.phase == .computing(by: me, since: 0))
+        let end = state.finishEvaluation(changed: true, tainted: false, since: 0)
+        #expect(end.store && end.isCurrent && !end.requeue)
+        #expect(state.phase == .idle)
+        let step2 = state.beginRead(by: other, knownNotReentering: true)
+        #expect(step2 == .valid(1))
+    }
+
+    @Test func aReadOfAHeldPropertyIsBusyAndAWaiterIsWokenWhenTheHolderLetsGo() {
+        var state = SyntheticState()
+        _ = state.beginRead(by: me, knownNotReentering: true)
+        let step3 = state.beginRead(by: other, knownNotReentering: true)
+        #expect(step3 == .busy)
+        let parker = Parker()
+        let step4 = state.wait(with: parker)
+        #expect(step4)
+        let end = state.finishEvaluation(changed: true, tainted: false, since: 0)
+        #expect(end.release.waiters.count == 1)
+        #expect(state.waiters.isEmpty)
+        // Once it is valid, or nobody holds it, there is nothing to wait for.
+        let waits = state.wait(with: parker)
+        #expect(!waits)
+    }
+
+    @Test func anEvaluationOvertakenByAnInvalidationIsNotStoredNorCurrent() {
+        var state = SyntheticState()
+        _ = state.beginRead(by: me, knownNotReentering: true)
+        _ = state.mark(definitely: true, marking: 1, setsOverStale: 0)
+        let end = state.finishEvaluation(changed: true, tainted: false, since: 0)
+        #expect(!end.store && !end.isCurrent)
+        #expect(state.freshness == .invalid)
+        let step5 = state.beginRead(by: me, knownNotReentering: true)
+        #expect(step5 == .evaluate(since: 1))
+    }
+
+    @Test func aTaintedEvaluationIsNotStoredAndAnObservedOneIsQueuedAgain() {
+        var state = SyntheticState()
+        _ = state.setObserved(true)
+        _ = state.beginRead(by: me, knownNotReentering: true)
+        let end = state.finishEvaluation(changed: true, tainted: true, since: 0)
+        #expect(!end.store && !end.isCurrent && end.requeue)
+        #expect(state.freshness == .invalid)
+    }
+
+    @Test func aSetDuringAnEvaluationStandsAndTheEvaluationIsNotStored() {
+        var state = SyntheticState()
+        _ = state.beginRead(by: me, knownNotReentering: true)
+        let step6 = state.set(changed: true)
+        #expect(step6.store)
+        let end = state.finishEvaluation(changed: true, tainted: false, since: 0)
+        #expect(!end.store)
+        #expect(state.freshness == .valid)
+    }
+
+    @Test func aCheckThatFindsNothingMovedMakesThePropertyValid() {
+        var state = SyntheticState()
+        _ = state.beginRead(by: me, knownNotReentering: true)
+        _ = state.finishEvaluation(changed: true, tainted: false, since: 0)
+        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
+        let step7 = state.beginRead(by: me, knownNotReentering: true)
+        #expect(step7 == .check(since: 1))
+        let (step, _) = state.finishChecking(sourceMoved: false, since: 1)
+        #expect(step == .valid(1))
+        #expect(state.phase == .idle)
+    }
+
+    @Test func aCheckThatFindsASourceMovedOrWasOvertakenComputes() {
+        var state = SyntheticState()
+        _ = state.beginRead(by: me, knownNotReentering: true)
+        _ = state.finishEvaluation(changed: true, tainted: false, since: 0)
+        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
+        _ = state.beginRead(by: me, knownNotReentering: true)
+        let step8 = state.finishChecking(sourceMoved: true, since: 1)
+        #expect(step8.0 == .evaluate(since: 1))
+        #expect(state.phase == .computing(by: me, since: 1))
+        _ = state.finishEvaluation(changed: false, tainted: false, since: 1)
+        _ = state.mark(definitely: false, marking: 2, setsOverStale: 0)
+        _ = state.beginRead(by: me, knownNotReentering: true)
+        _ = state.mark(definitely: false, marking: 3, setsOverStale: 0)
+        let step9 = state.finishChecking(sourceMoved: false, since: 2)
+        #expect(step9.0 == .evaluate(since: 3))
+    }
+
+    @Test func whileAComputationAsideRunsAReadThatMayBeAReentryIsBusy() {
+        var state = SyntheticState()
+        _ = state.beginRead(by: other, knownNotReentering: true)
+        let since = state.beginAside()
+        _ = state.finishEvaluation(changed: true, tainted: false, since: 0)
+        _ = state.mark(definitely: true, marking: 1, setsOverStale: 0)
+        // Idle, but a thread computing aside may be re-entering: it must look at its stack.
+        let step10 = state.beginRead(by: me, knownNotReentering: false)
+        #expect(step10 == .busy)
+        let step11 = state.beginRead(by: me, knownNotReentering: true)
+        #expect(step11 == .evaluate(since: 1))
+        // The aside began before the invalidation: its value is not current.
+        let isCurrent = state.finishAside(tainted: false, since: since)
+        #expect(!isCurrent)
+        #expect(state.asides == 0)
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import HeraldTestSupport
+import Synchronization
+import Testing
+
+@testable import KeyPathBridge
+
+/// A gate a synthetic property's function stops at, the first time it runs: the test knows
+/// when a thread computes the property, and chooses when it finishes.
+private final class FirstRunGate: @unchecked Sendable {
+    private let runs = Atomic<Int>(0)
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+
+    /// Stops the first caller until `release` is signalled; lets the others through.
+    func pass() {
+        guard runs.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue == 0 else { return }
+        entered.signal()
+        release.wait()
+    }
+}
+
+private final class Gated: @unchecked Sendable {
+    let gate = FirstRunGate()
+    @ObservableVar var base = 1
+    @Synthetic({ (model: Gated) in
+        let value = model.base * 10
+        model.gate.pass()
+        return value
+    })
+    var slow: Int
+    @Synthetic({ (model: Gated) in model.slow + 1 }) var reader: Int
+}
+
+/// Runs `body` on a new thread; `wait()` returns once it finished (false if it did not within
+/// `seconds`: the test then fails rather than hangs).
+private final class TestThread: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        Thread { [done] in
+            body()
+            done.signal()
+        }.start()
+    }
+
+    func finished(within seconds: Double) -> Bool {
+        done.wait(timeout: .now() + seconds) == .success
+    }
+}
+
+/// Waits (yielding) until `condition` holds; false if it did not within ten seconds.
+private func eventually(_ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(10)
+    while !condition() {
+        if Date() > deadline { return false }
+        sched_yield()
+    }
+    return true
+}
+
+/// Who waits for whom: a thread that holds nothing waits for the thread computing a property
+/// and gets its result; a thread inside an evaluation never waits, it computes the property
+/// itself, beside the other, and only one result is stored.
+@Suite("Synthetic properties: who waits (concurrency)")
+struct SyntheticWaitingConcurrencyTests {
+    @Test func aReaderThatHoldsNothingWaitsForTheComputingThreadAndGetsItsResult() {
+        let model = Gated()
+        let box = UncheckedBox(model)
+        let first = Recording<Int>()
+        let second = Recording<Int>()
+        let computing = TestThread { first.append(box.value.slow) }
+        model.gate.entered.wait()
+        let waiting = TestThread { second.append(box.value.slow) }
+        // The second reader holds nothing: it waits (blocked, not computing) for the first.
+        let waited = eventually { model.$slow.waitingReaderCount == 1 }
+        #expect(waited)
+        #expect(second.elements.isEmpty)
+        model.gate.release.signal()
+        #expect(computing.finished(within: 10))
+        #expect(waiting.finished(within: 10))
+        #expect(first.elements == [10])
+        #expect(second.elements == [10])
+        #expect(model.$slow.evaluationCount == 1)
+        #expect(model.$slow.isValid)
+    }
+
+    @Test func aReaderInsideAnEvaluationComputesAsideWithoutWaitingAndOnlyOneResultIsStored() {
+        let model = Gated()
+        let box = UncheckedBox(model)
+        let computing = TestThread { _ = box.value.slow }
+        model.gate.entered.wait()
+        // `reader` is computed on another thread: inside its evaluation, `slow` is held by
+        // the first thread, so this one computes `slow` itself, and does not wait.
+        let got = Recording<Int>()
+        let inside = TestThread { got.append(box.value.reader) }
+        #expect(inside.finished(within: 10))
+        #expect(got.elements == [11])
+        // Counted as each run ends: the computation aside ended, the holder's has not.
+        #expect(model.$slow.evaluationCount == 1)
+        // The computation aside stored nothing.
+        #expect(!model.$slow.isValid)
+        // Computed from a state nothing changed since, its value let `reader` be stored.
+        #expect(model.$reader.isValid)
+        model.gate.release.signal()
+        #expect(computing.finished(within: 10))
+        #expect(model.$slow.isValid)
+        #expect(model.slow == 10)
+        #expect(model.reader == 11)
+        #expect(model.$slow.evaluationCount == 2)
+        #expect(model.$reader.evaluationCount == 1)
+    }
+
+    @Test func aValueComputedAsideFromAStateThatChangedIsNotStoredByItsReader() {
+        let model = Gated()
+        let box = UncheckedBox(model)
+        let computing = TestThread { _ = box.value.slow }
+        model.gate.entered.wait()
+        // `base` changes while the first thread computes `slow`: that computation is overtaken.
+        model.base = 2
+        let got = Recording<Int>()
+        let inside = TestThread { got.append(box.value.reader) }
+        #expect(inside.finished(within: 10))
+        #expect(got.elements == [21])
+        model.gate.release.signal()
+        #expect(computing.finished(within: 10))
+        // The first thread's value (10, from base 1) was not stored; every read now agrees
+        // with base 2.
+        #expect(model.slow == 20)
+        #expect(model.reader == 21)
+        model.base = 3
+        #expect(model.reader == 31)
+    }
+
+    @Test func aWaitingReaderComputesItselfWhenTheComputationItWaitedForWasOvertaken() {
+        let model = Gated()
+        let box = UncheckedBox(model)
+        let first = Recording<Int>()
+        let second = Recording<Int>()
+        let computing = TestThread { first.append(box.value.slow) }
+        model.gate.entered.wait()
+        let waiting = TestThread { second.append(box.value.slow) }
+        #expect(eventually { model.$slow.waitingReaderCount == 1 })
+        model.base = 5  // overtakes the first computation
+        model.gate.release.signal()
+        #expect(computing.finished(within: 10))
+        #expect(waiting.finished(within: 10))
+        // The first reader gets what it computed; the second, woken, computes from base 5.
+        #expect(first.elements == [10])
+        #expect(second.elements == [50])
+        #expect(model.slow == 50)
+        #expect(model.$slow.evaluationCount == 2)
+    }
+}
