@@ -1,5 +1,7 @@
+import Foundation
 import HeraldTestSupport
 import KeyPathBridge
+import Messaging
 import Testing
 
 final class Todo {
@@ -14,6 +16,17 @@ final class TodoList {
     let items: ObservableArray<Todo> = []
     let numbers: ObservableArray<Int> = []
     @ObservableVar var archive: ObservableArray<Int> = [0]
+}
+
+final class NamedItem: @unchecked Sendable {
+    @ObservableVar var name: String
+    init(_ name: String) { self.name = name }
+}
+
+final class NamedItemList: @unchecked Sendable {
+    let items: ObservableArray<NamedItem> = []
+    let numbers: ObservableArray<Int> = []
+    @ObservableVar var archive: ObservableArray<Int> = [0, 1]
 }
 
 @Suite("Paths into observable arrays")
@@ -175,6 +188,223 @@ struct ArrayPathTests {
         source.value.value = 7
         #expect(list.numbers.elements == [1, 7])
         _ = binding
+    }
+
+    /// The consequence in paths: an every-element path keeps following the object that left
+    /// and never follows the one that replaceAll put in.
+    @Test func everyElementPathFollowsObjectsThatReplaceAllPutIn() {
+        let model = CollectionsModel()
+        let a = SameIDItem(1, "a")
+        let b = SameIDItem(2, "b")
+        model.objects.append(contentsOf: [a, b, SameIDItem(3, "c")])
+        let observer = TestObserver()
+        let titles = Recording<String?>()
+        observer.observe(
+            model,
+            PropertyPath(\CollectionsModel.objects).appendingEachElement().appending(\.$title)
+        ) { titles.append($0) }
+        let b2 = SameIDItem(2, "b2")
+        model.objects.replaceAll(with: [a, b2, SameIDItem(4, "d")])
+        b.title = "old b changed"  // b left the array: nothing
+        b2.title = "new b changed"
+        #expect(titles.elements == ["new b changed"])
+    }
+
+    // An every-element path keeps a stale value after its elements leave.
+    @Test func anEveryElementPathIsUnreachableWhenTheArrayEmpties() {
+        let list = TodoList()
+        list.items.append(Todo("milk"))
+        let titles = ObservedPath(
+            list, PropertyPath(\TodoList.items).appendingEachElement().appending(\.$title))
+        #expect(titles.value == "milk")
+        list.items.removeAll()
+        #expect(titles.value == nil)  // once still "milk"
+        #expect(!titles.isReachable)
+    }
+
+    /// An element that left the array is not followed: a change it makes afterwards is not
+    /// delivered. Here the removal and the change happen while the path's wiring is busy (in a
+    /// handler of the path): both wait in the wiring's queue, the removal first. The branch's
+    /// change carried nothing that the membership change made stale, so it was published.
+    @Test(arguments: [true, false])
+    func aRemovedElementsLaterChangeIsNotDelivered(typed: Bool) throws {
+        let list = NamedItemList()
+        let kept = NamedItem("kept")
+        let leaving = NamedItem("leaving")
+        list.items.append(contentsOf: [kept, leaving])
+        let names = Recording<String?>()
+        let observer = TestObserver()
+        nonisolated(unsafe) var once = false
+        let handle = { (name: String?) in
+            names.append(name)
+            guard !once else { return }
+            once = true
+            list.items.remove(at: 1)  // `leaving` leaves
+            leaving.name = "too late"  // after it left
+        }
+        let observed: AnyObject =
+            typed
+            ? observer.observe(
+                list, PropertyPath(\NamedItemList.items).appendingEachElement().appending(\.$name),
+                receive: handle)
+            : try observer.observe(list, path: "items.*.name") { handle($0 as? String) }
+
+        kept.name = "kept 2"
+
+        #expect(!names.elements.contains("too late"), "\(names.elements)")
+        withExtendedLifetime(observed) {}
+    }
+
+    /// An element that left an `items.*.name` path is freed, and the array's observations end
+    /// with the path.
+    @Test func aLeavingElementIsFreedAndThePathIsFreedWithItsRoot() {
+        weak var weakItem: NamedItem?
+        weak var weakPath: ObservedPath<NamedItemList, String>?
+        let observer = TestObserver()
+        do {
+            let list = NamedItemList()
+            do {
+                let item = NamedItem("a")
+                weakItem = item
+                list.items.append(item)
+            }
+            let path = observer.observe(
+                list, PropertyPath(\NamedItemList.items).appendingEachElement().appending(\.$name)
+            ) { _ in }
+            weakPath = path
+            list.items.removeAll()
+            #expect(weakItem == nil)
+        }
+        #expect(weakPath == nil)
+    }
+
+    // SwapAt is recorded as two single-element replacements, so an object-following element
+    //    "leaves" the array although it only moved.
+    @Test func anObjectFollowingElementSurvivesSwapAt() throws {
+        let list = TodoList()
+        let a = Todo("a")
+        list.items.append(contentsOf: [a, Todo("b")])
+        let titles = Recording<String?>()
+        let observer = TestObserver()
+        try observer.observe(list, path: "items.0.title") { titles.append($0 as? String) }
+        list.items.swapAt(0, 1)  // a moves to 1
+        a.title = "a2"
+        #expect(titles.elements == ["a2"])  // once [nil] (left, ended for good)
+    }
+
+    // RemoveAll(where:) of an element *before* the followed one: the stdlib's default goes
+    //    through swapAt, so the followed element "leaves".
+    @Test func anObjectFollowingElementSurvivesARemovalBeforeIt() throws {
+        let list = TodoList()
+        let x = Todo("x")
+        let done = Todo("done")
+        list.items.append(contentsOf: [done, Todo("a"), x])
+        let titles = Recording<String?>()
+        let observer = TestObserver()
+        try observer.observe(list, path: "items.2.title") { titles.append($0 as? String) }
+        list.items.removeAll { $0 === done }
+        x.title = "x2"
+        #expect(titles.elements == ["x2"])  // once [nil]
+    }
+
+    /// The same doc: "it is followed through moves". replaceAll(with:) reports the element
+    /// as a move (`batchUpdates.moves`), but its edits remove it and insert it elsewhere, and
+    /// the object-following path takes the removal for the element leaving: unreachable for
+    /// good, though it is still in the array.
+    @Test func anObjectFollowingElementIsFollowedThroughAMoveByReplaceAll() {
+        let model = CollectionsModel()
+        let a = SameIDItem(1)
+        let b = SameIDItem(2)
+        let c = SameIDItem(3)
+        model.objects.append(contentsOf: [a, b, c])
+        let observer = TestObserver()
+        let moves = Recording<[ArrayBatchUpdates.Move]>()
+        observer.observe(model.objects) { moves.append($0.batchUpdates.moves) }
+        let path = ObservedPath(
+            model, PropertyPath(\CollectionsModel.objects).appendingElement(startingAt: 2))
+        let values = Recording<SameIDItem?>()
+        observer.observe(path) { values.append($0.new) }
+
+        model.objects.replaceAll(with: [c, a, b])
+
+        #expect(moves.elements == [[ArrayBatchUpdates.Move(from: 2, to: 0)]])  // holds
+        #expect(values.count == 0)
+        #expect(path.value === c)
+    }
+
+    /// An object-following element that left stays unreachable, even when it comes back.
+    @Test func anObjectFollowingElementStaysUnreachableAfterItLeaves() {
+        let list = NamedItemList()
+        let a = NamedItem("a")
+        list.items.append(contentsOf: [NamedItem("x"), a])
+        let names = Recording<String?>()
+        let observer = TestObserver()
+        let observed = observer.observe(
+            list,
+            PropertyPath(\NamedItemList.items).appendingElement(startingAt: 1).appending(\.$name)
+        ) { names.append($0) }
+        list.items.insert(NamedItem("y"), at: 0)
+        a.name = "a2"
+        list.items.sort { $0.name < $1.name }  // moves, does not leave
+        a.name = "a3"
+        list.items.removeAll { $0 === a }
+        list.items.append(a)
+        a.name = "a4"
+        #expect(names.elements == ["a2", "a3", nil])
+        withExtendedLifetime(observed) {}
+    }
+
+    /// When the array stops being observed, an object-following element's position is lost
+    /// (only its observation followed it): the part is unreachable for good, as when the
+    /// element leaves. (Observed again at its starting index, it would be another element.)
+    @Test func anObjectFollowingElementIsLostWhenTheArrayStopsBeingObserved() {
+        let model = CollectionsModel()
+        model.items.append(contentsOf: [10, 11, 12])
+        let observer = TestObserver()
+        let values = Recording<Int?>()
+        let path = observer.observe(
+            model, PropertyPath(\CollectionsModel.items).appendingElement(startingAt: 1)
+        ) { values.append($0) }
+        model.items.insert(9, at: 0)  // 11 moves to index 2: nothing
+        model.items.stopBeingObserved()
+        #expect(path.value == nil)
+        model.items.remove(at: 2)  // 11 leaves: nothing more
+        model.items.insert(11, at: 1)
+        #expect(values.elements == [nil])
+    }
+
+    /// Two paths follow the same index; one stops: the other still fires.
+    @Test func anIndexFollowedTwiceStillFiresAfterOnePathStops() {
+        let list = NamedItemList()
+        list.numbers.append(contentsOf: [1, 2, 3])
+        let path = PropertyPath(\NamedItemList.numbers).appendingElement(at: 1)
+        let first = ObservedPath(list, path)
+        let second = ObservedPath(list, path)
+        let values = Recording<Int?>()
+        let observer = TestObserver()
+        observer.observe(second) { values.append($0.new) }
+        first.stop()
+        list.numbers[1] = 20
+        list.numbers.remove(at: 0)
+        #expect(values.elements == [20, 3])
+    }
+
+    /// An array in an observable property, replaced while `#0` is observed: the old array's
+    /// changes are no longer delivered; the new one's are.
+    @Test func aReplacedArrayIsNoLongerFollowed() {
+        let list = NamedItemList()
+        let oldArray = list.archive
+        let values = Recording<Int?>()
+        let observer = TestObserver()
+        let observed = observer.observe(
+            list, PropertyPath(\NamedItemList.$archive).appendingElement(at: 0)
+        ) { values.append($0) }
+        list.archive = [5]
+        oldArray[0] = 99
+        list.archive[0] = 6
+        #expect(values.elements == [5, 6])
+        #expect(oldArray.observationCount == 0)
+        withExtendedLifetime(observed) {}
     }
 }
 

@@ -107,4 +107,36 @@ struct CollectionToolsTests {
         #expect(lines.elements.first?.contains("jars.#1") == true)
         watch.stop()
     }
+
+    /// The Inspector names the sites of a dictionary's live key observations: not Herald's own
+    /// dispatcher (which the dictionary's `observationSites` lists), not a stopped observation.
+    @Test func theInspectorNamesTheSitesOfADictionarysLiveKeyObservations() {
+        let model = CollectionsModel()
+        let observer = TestObserver()
+        let first = observer.observe(
+            model, PropertyPath(\CollectionsModel.words).appendingValue(forKey: "a")
+        ) { _ in }
+        let secondLine = UInt32(#line) + 1
+        observer.observe(model, PropertyPath(\CollectionsModel.words).appendingValue(forKey: "b")) {
+            _ in
+        }
+        first.stop()
+        let words = Inspector(model).properties.first { $0.name == "words" }
+        #expect(words?.observationSites.map(\.line) == [secondLine])
+    }
+
+    /// 354b2d3 leaves Herald's own dispatcher out of a dictionary's observations when the
+    /// dictionary is a `let` property (`words: 1 observation`), but `Inspector(dictionary)`
+    /// reports it as an observation of `self`, at a site inside Herald
+    /// (`KeyPathBridge/ObservableDictionary+Paths.swift:0`): the same dictionary has one
+    /// observer or two depending on where it is inspected from.
+    @Test func theInspectorOfADictionaryDoesNotReportHeraldsDispatcherAsAnObservation() {
+        let model = CollectionsModel()
+        let observer = TestObserver()
+        observer.observe(model, PropertyPath(\CollectionsModel.words).appendingValue(forKey: "k")) {
+            _ in
+        }
+        #expect(Inspector(model).properties.first { $0.name == "words" }?.observationCount == 1)
+        #expect(!Inspector(model.words).report.contains("ObservableDictionary+Paths.swift:0"))
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldTestSupport
 import KeyPathBridge
+import Messaging
 import Testing
 
 /// Records an array's changes and keeps a plain mirror that each change is applied to.
@@ -154,6 +155,120 @@ struct ObservableArrayTests {
         #expect(Array(array[1...]) == [1, 2])
         #expect(array.reduce(0, +) == 6)
         #expect(array.description == "[3, 1, 2]")
+    }
+
+    // The same removeAll(where:) message: many replacement edits, and batch updates that
+    //    reload and delete the same old index (UIKit rejects that).
+    @Test func removeAllWhereIsOneRemoval() {
+        let numbers: ObservableArray = [0, 1, 2]
+        let observer = TestObserver()
+        let changes = Recording<ArrayChange<Int>>()
+        observer.observe(numbers) { changes.append($0) }
+        numbers.removeAll { $0 == 0 }
+        let change = try! #require(changes.elements.first)
+        #expect(change.edits == [.removed([0], at: 0)])
+        let updates = change.batchUpdates
+        #expect(Set(updates.reloads).isDisjoint(with: updates.deletions))
+        #expect(
+            updates == ArrayBatchUpdates(deletions: [0], insertions: [], reloads: [], moves: []))
+    }
+
+    // Shuffle is documented as one replacement, but is recorded swap by swap.
+    @Test func shuffleIsOneEdit() {
+        let numbers = ObservableArray(0..<20)
+        let observer = TestObserver()
+        let changes = Recording<ArrayChange<Int>>()
+        observer.observe(numbers) { changes.append($0) }
+        numbers.shuffle()
+        #expect(changes.elements.first?.edits.count == 1)  // once ~2 per swap
+    }
+
+    /// `Batch` is a `RangeReplaceableCollection`, so the standard library's
+    /// `removeAll(keepingCapacity: false)` default applies to it: `self = Self()`. That throws
+    /// away the batch's recorded edits (and its change rule): the batch commits no edit, so the
+    /// array is not cleared and nothing is sent.
+    @Test func removeAllInABatchClearsTheArrayAndSendsTheRemoval() {
+        let array: ObservableArray<Int> = [1, 2, 3]
+        let changes = Recording<ArrayChange<Int>>()
+        let observer = TestObserver()
+        observer.observe(array) { changes.append($0) }
+
+        array.mutate { $0.removeAll() }
+
+        #expect(array.elements == [])
+        #expect(changes.count == 1)
+    }
+
+    /// The same default, followed by more edits: the message says "insert 9 at 0" of the old
+    /// contents, so a mirror applying it becomes [9, 1, 2, 3] while the array is [9].
+    @Test func aMirrorOfABatchThatRemovesAllThenAppendsMatchesTheArray() {
+        let array: ObservableArray<Int> = [1, 2, 3]
+        var mirror = array.elements
+        let observer = TestObserver()
+        let mirrorLock = NSLockLike()
+        nonisolated(unsafe) var mirrorRef = mirror
+        observer.observe(array) { change in
+            mirrorLock.withLock { change.apply(to: &mirrorRef) }
+        }
+
+        array.mutate { batch in
+            batch.removeAll()
+            batch.append(9)
+        }
+
+        mirror = mirrorLock.withLock { mirrorRef }
+        #expect(array.elements == [9])
+        #expect(mirror == array.elements)
+    }
+
+    // A batch whose body catches an error thrown from inside a contiguous-storage mutation
+    //    (a throwing sort) leaves the contents changed without an edit: observers that apply
+    //    the edits diverge.
+    @Test func editsAlwaysDescribeTheCommittedContents() {
+        struct Stop: Error {}
+        let numbers: ObservableArray = [5, 4, 3, 2, 1]
+        let observer = TestObserver()
+        let mirror = Recording<[Int]>()
+        let base = numbers.elements
+        observer.observe(numbers) { change in
+            var contents = base
+            change.apply(to: &contents)
+            mirror.append(contents)
+        }
+        numbers.mutate { batch in
+            batch.append(0)
+            var comparisons = 0
+            try? batch.sort { x, y in
+                comparisons += 1
+                if comparisons > 3 { throw Stop() }
+                return x < y
+            }
+        }
+        #expect(mirror.elements.last == numbers.elements)  // once not, if the sort moved elements
+    }
+
+    /// A throwing sort caught inside the batch body: the standard library's sort has already
+    /// moved elements in the batch's storage when the comparator throws, but
+    /// `withContiguousMutableStorageIfAvailable` records no edit when its body throws. The
+    /// batch then commits contents that its edits do not describe.
+    @Test func aSortThatThrowsInsideABatchLeavesMessagesThatDescribeTheContents() {
+        struct Stop: Error {}
+        let array = ObservableArray(Array((0..<40).reversed()))
+        nonisolated(unsafe) var mirror = array.elements
+        let observer = TestObserver()
+        observer.observe(array) { change in change.apply(to: &mirror) }
+
+        array.mutate { batch in
+            var comparisons = 0
+            try? batch.sort { a, b in
+                comparisons += 1
+                if comparisons > 60 { throw Stop() }
+                return a < b
+            }
+            batch.append(100)  // some edit, so the batch commits
+        }
+
+        #expect(mirror == array.elements)
     }
 }
 
@@ -324,6 +439,45 @@ struct ObservableArrayConcurrencyTests {
         #expect(array.elements == [1, 2, 3, 4])
         #expect(mirror.contents == array.elements)
     }
+
+    /// Mutations and batches from many threads: a mirror that applies every message equals the
+    /// array, and every change's oldCount is the mirror's count.
+    @Test func aMirrorOfConcurrentMutationsEqualsTheArray() {
+        for round in 0..<20 {
+            let array: ObservableArray<Int> = []
+            let lock = NSLockLike()
+            nonisolated(unsafe) var mirror: [Int] = []
+            nonisolated(unsafe) var countMismatches = 0
+            let observer = TestObserver()
+            observer.observe(array) { change in
+                lock.withLock {
+                    if change.oldCount != mirror.count { countMismatches += 1 }
+                    change.apply(to: &mirror)
+                }
+            }
+            concurrently(threads: 4) { thread in
+                var random = SeededGenerator(seed: UInt64(round * 10 + thread + 1))
+                for step in 0..<150 {
+                    switch Int.random(in: 0..<6, using: &random) {
+                    case 0: array.append(step)
+                    case 1: array.mutate { if !$0.isEmpty { $0.remove(at: 0) } }
+                    case 2: array.mutate { $0.insert(step, at: $0.count / 2) }
+                    case 3: array.mutate { $0.sort() }
+                    case 4: _ = array.popLast()
+                    default:
+                        array.mutate { batch in
+                            batch.append(step)
+                            batch.reverse()
+                            if batch.count > 3 { batch.removeSubrange(1..<3) }
+                        }
+                    }
+                }
+            }
+            let final = lock.withLock { mirror }
+            #expect(final == array.elements, "round \(round)")
+            #expect(lock.withLock { countMismatches } == 0)
+        }
+    }
 }
 
 @Suite("Replacing all contents of an array")
@@ -390,5 +544,58 @@ struct ArrayReplaceAllTests {
                 #expect(old[move.from] == new[move.to], "seed \(seed)")
             }
         }
+    }
+
+    /// Docs/Collections.md: elements compare "with `==`, or `===` for objects". replaceAll
+    /// returns early on `old != new` (Element's `==`), so objects equal by `==` but not
+    /// identical are never stored: the array keeps the stale objects.
+    @Test func replaceAllWithEqualButOtherObjectsStoresTheNewObjects() {
+        let model = CollectionsModel()
+        model.objects.append(SameIDItem(1, "old"))
+        let fresh = SameIDItem(1, "fresh")
+        model.objects.replaceAll(with: [fresh])
+        #expect(model.objects[0] === fresh)
+    }
+
+    /// When other elements differ, the new contents are stored, but ArrayDiff links the `==`
+    /// objects as "kept": the change omits them, so applying it to a mirror leaves the old
+    /// object where the array now holds the new one.
+    @Test func replaceAllChangeAppliedToAMirrorGivesTheSameObjects() {
+        let model = CollectionsModel()
+        let a = SameIDItem(1)
+        let b = SameIDItem(2)
+        model.objects.append(contentsOf: [a, b])
+        var mirror = model.objects.elements
+        let observer = TestObserver()
+        observer.observe(model.objects) { change in change.apply(to: &mirror) }
+        let b2 = SameIDItem(2)  // == b, another object
+        model.objects.replaceAll(with: [a, b2, SameIDItem(3)])
+        #expect(
+            mirror.map(ObjectIdentifier.init) == model.objects.elements.map(ObjectIdentifier.init))
+    }
+
+    /// `replaceAll(with:)` on object elements that are equal (`==`) but other objects: the
+    /// array's rule for objects is `===`, so the new objects must be stored and `#0` fire, and
+    /// the change set must say so.
+    @Test func replaceAllWithEqualButOtherObjectsStoresThemAndFires() {
+        let shelf = TwoDictionaryShelf()
+        shelf.boxes.append(SameValueBox(1))
+        let observer = TestObserver()
+        let updates = Recording<SameValueBox?>()
+        observer.observe(shelf, PropertyPath(\TwoDictionaryShelf.boxes).appendingElement(at: 0)) {
+            updates.append($0)
+        }
+        let replacement = SameValueBox(1)
+        let kept = SameValueBox(2)
+        shelf.boxes.append(kept)
+        var mirror = shelf.boxes.elements
+        observer.observe(shelf.boxes) { $0.apply(to: &mirror) }
+
+        shelf.boxes.replaceAll(with: [replacement, kept])
+        #expect(
+            mirror.map(ObjectIdentifier.init) == [replacement, kept].map(ObjectIdentifier.init))
+
+        #expect(shelf.boxes[0] === replacement)
+        #expect(updates.count == 1)
     }
 }

@@ -1,12 +1,17 @@
 import Foundation
 import HeraldTestSupport
 import KeyPathBridge
+import Messaging
 import Testing
 
 final class Glossary {
     let words: ObservableDictionary<String, String> = [:]
     let entries: ObservableDictionary<String, Todo> = [:]
     let scores: ObservableDictionary<Int, Int> = [:]
+}
+
+final class DictionaryHolder: @unchecked Sendable {
+    @ObservableVar var words: ObservableDictionary<String, String> = [:]
 }
 
 @Suite("Observable dictionaries")
@@ -90,6 +95,25 @@ struct ObservableDictionaryTests {
             try JSONDecoder().decode(ObservableDictionary<String, Int>.self, from: data)
                 == dictionary)
         #expect(Dictionary(uniqueKeysWithValues: dictionary.map { ($0.key, $0.value) }) == ["a": 1])
+    }
+
+    /// "Codable as the plain dictionary": the plain dictionary's keys are not touched by a
+    /// key strategy (JSONEncoder special-cases `[String: …]`), but `elements.encode(to:)`
+    /// from inside `encode(to:)` goes through a keyed container, which converts them.
+    @Test func withAKeyStrategyItEncodesAndDecodesAsThePlainDictionary() throws {
+        let plain = ["someKey": 1]
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        #expect(
+            String(decoding: try encoder.encode(ObservableDictionary(plain)), as: UTF8.self)
+                == String(decoding: try encoder.encode(plain), as: UTF8.self))
+
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let data = Data(#"{"some_key":1}"#.utf8)
+        #expect(
+            try decoder.decode(ObservableDictionary<String, Int>.self, from: data).elements
+                == decoder.decode([String: Int].self, from: data))
     }
 }
 
@@ -186,6 +210,160 @@ struct DictionaryPathTests {
         let glossary = Glossary()
         #expect(throws: PathError.self) { try ObservedPath(glossary, path: "scores.x") }
         #expect(throws: PathError.self) { try ObservedPath(glossary, path: "words.#1") }
+    }
+
+    /// Docs/Collections.md: "A key of a string path is the text itself for `String` keys". The
+    /// grammar reads `007` as the object-following index 7, and the dictionary turns the index
+    /// back into text with `String(index)`: the path observes the key "7", not "007".
+    @Test func aStringKeyOfDigitsWithLeadingZerosIsTheTextItself() throws {
+        let model = KeyedCollections()
+        let values = Recording<String?>()
+        let observer = TestObserver()
+        try observer.observe(model, path: "words.007") { values.append($0 as? String) }
+
+        model.words["7"] = "seven"  // another key: nothing
+        model.words["007"] = "bond"
+
+        #expect(values.elements == ["bond"])
+    }
+
+    /// Bad input must not crash: `Character` is `LosslessStringConvertible`, but its
+    /// `init(_:)` traps on text of more than one character instead of returning nil, and
+    /// `key(_:as:on:path:)` calls it for the component text. Expected: `unknownProperty`.
+    @Test func aKeyTextThatIsNoCharacterIsAnErrorNotACrash() {
+        let model = KeyedCollections()
+        #expect(throws: PathError.self) { try ObservedPath(model, path: "letters.ab") }
+        #expect(throws: Never.self) { try ObservedPath(model, path: "letters.a") }
+    }
+
+    /// Docs/KeyPathBridge.md: "if a property along the path merely stops being observed …, the
+    /// path observes it again". An array's parts do. A dictionary's key paths are fed by one
+    /// observation of the dictionary (the dispatcher, no receiver): `stopBeingObserved()` ends
+    /// it silently, `dispatcher` stays set, and every key path — also those started later — is
+    /// deaf for good.
+    @Test func aKeyPathObservesTheDictionaryAgainAfterItStopsBeingObserved() throws {
+        let model = CollectionsModel()
+        let observer = TestObserver()
+        let typed = Recording<String?>()
+        observer.observe(model, PropertyPath(\CollectionsModel.words).appendingValue(forKey: "k")) {
+            typed.append($0)
+        }
+        let untyped = Recording<Any?>()
+        try observer.observe(model, path: "words.k") { untyped.append($0) }
+        let counts = Recording<Int?>()
+        observer.observe(model, PropertyPath(\CollectionsModel.items).appendingCount()) {
+            counts.append($0)
+        }
+        model.words["k"] = "a"
+
+        model.words.stopBeingObserved()
+        model.items.stopBeingObserved()
+        model.words["k"] = "b"
+        model.items.append(1)
+        let later = Recording<String?>()
+        observer.observe(
+            model, PropertyPath(\CollectionsModel.words).appendingValue(forKey: "other")
+        ) {
+            later.append($0)
+        }
+        model.words["other"] = "c"
+
+        #expect(counts.elements == [1])  // holds: the array's part is observed again
+        #expect(typed.elements == ["a", "b"])
+        #expect(untyped.count == 2)
+        #expect(later.elements == ["c"])
+    }
+
+    /// A dictionary's change that another dictionary sends (`send` is public on every
+    /// messenger) is that other dictionary's message: it must not reach the key observers of
+    /// the dictionary that made it (6fcf60c: the dispatcher sends to the watchers recorded in
+    /// the change, whoever's they are).
+    @Test func aChangeSentByAnotherDictionaryDoesNotReachTheKeyObserversOfTheFirst() throws {
+        let shelf = TwoDictionaryShelf()
+        let observer = TestObserver()
+        let captured = Recording<DictionaryChange<String, String>>()
+        observer.observe(shelf.words) { captured.append($0) }
+        let theme = Recording<String?>()
+        observer.observe(
+            shelf, PropertyPath(\TwoDictionaryShelf.words).appendingValue(forKey: "theme")
+        ) {
+            theme.append($0)
+        }
+        // A key observation on `other`, so that `other` dispatches its key changes.
+        observer.observe(shelf, PropertyPath(\TwoDictionaryShelf.other).appendingValue(forKey: "x"))
+        {
+            _ in
+        }
+        shelf.words["theme"] = "dark"
+        shelf.words["theme"] = "light"
+        let light = try #require(captured.elements.last)
+        shelf.words["theme"] = "blue"
+
+        shelf.other.send(light)
+
+        #expect(shelf.words["theme"] == "blue")
+        #expect(theme.elements == ["dark", "light", "blue"])
+    }
+
+    /// An old change of the dictionary sent through it again (`send` is public) is no news for
+    /// its keys: their observers must not get the old value back.
+    @Test func anOldChangeSentAgainDoesNotReachTheKeyObservers() throws {
+        let shelf = TwoDictionaryShelf()
+        let observer = TestObserver()
+        let captured = Recording<DictionaryChange<String, String>>()
+        observer.observe(shelf.words) { captured.append($0) }
+        let theme = Recording<String?>()
+        observer.observe(
+            shelf, PropertyPath(\TwoDictionaryShelf.words).appendingValue(forKey: "theme")
+        ) {
+            theme.append($0)
+        }
+        shelf.words["theme"] = "dark"
+        let dark = try #require(captured.elements.last)
+        shelf.words["theme"] = "light"
+
+        shelf.words.send(dark)
+
+        #expect(theme.elements == ["dark", "light"])
+    }
+
+    /// The dispatcher passes on only "its own" changes (`change.origin ==
+    /// ObjectIdentifier(self)`), each once (`version > dispatchedVersion`). An identifier is
+    /// an address: a change kept from a dead dictionary and sent (public `send`) through a new
+    /// one at the same address passes both checks and raises `dispatchedVersion` to the old
+    /// dictionary's version; the new dictionary's next 50 changes then reach no key.
+    @Test func aChangeOfADeadDictionaryDoesNotSilenceTheKeysOfOneAtTheSameAddress() throws {
+        let holder = DictionaryHolder()
+        let observer = TestObserver()
+        let values = Recording<String?>()
+        observer.observe(holder, PropertyPath(\DictionaryHolder.$words).appendingValue(forKey: "k"))
+        {
+            values.append($0)
+        }
+        var kept: DictionaryChange<String, String>?
+        var dead: ObservableDictionary<String, String>? = [:]
+        holder.words = dead!
+        observer.observe(dead!) { kept = $0 }
+        for index in 0..<50 { dead!["k"] = "\(index)" }
+        let deadAddress = ObjectIdentifier(dead!)
+        holder.words = [:]
+        dead = nil  // freed
+        var others: [ObservableDictionary<String, String>] = []
+        var reused: ObservableDictionary<String, String>?
+        for _ in 0..<100_000 {
+            let candidate = ObservableDictionary<String, String>()
+            if ObjectIdentifier(candidate) == deadAddress {
+                reused = candidate
+                break
+            }
+            others.append(candidate)
+        }
+        // At the dead one's address if the allocator reused it (it does here); else another.
+        let words = reused ?? ObservableDictionary<String, String>()
+        holder.words = words
+        words.send(try #require(kept))
+        words["k"] = "fresh"
+        #expect(values.elements.last == "fresh")
     }
 }
 

@@ -1,11 +1,20 @@
 import Foundation
 import HeraldTestSupport
 import KeyPathBridge
+import Messaging
 import Testing
 
 final class Post {
     let tags: ObservableSet<String> = []
     let numbers: ObservableSet<Int> = []
+}
+
+/// A value equal to another by `id` alone.
+struct SameIDValue: Hashable, Sendable {
+    let id: Int
+    var payload: String
+    static func == (lhs: SameIDValue, rhs: SameIDValue) -> Bool { lhs.id == rhs.id }
+    func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
 
 @Suite("Observable sets")
@@ -64,6 +73,41 @@ struct ObservableSetTests {
         #expect(String(decoding: data, as: UTF8.self) == "[5]")
         #expect(try JSONDecoder().decode(ObservableSet<Int>.self, from: data) == ObservableSet([5]))
     }
+
+    /// `update(with:)` says "Inserts `member`, replacing an equal one" (SetAlgebra: the new
+    /// member replaces the existing one). It runs as a batch whose commit sees no difference
+    /// by `==` and so keeps the old contents: the old member stays.
+    @Test func updateWithReplacesTheEqualMember() {
+        let set = ObservableSet<SameIDValue>()
+        set.insert(SameIDValue(id: 1, payload: "old"))
+
+        let replaced = set.update(with: SameIDValue(id: 1, payload: "new"))
+
+        #expect(replaced?.payload == "old")
+        #expect(set.elements.first?.payload == "new")
+        // And a later insert of an equal member reports the one there now.
+        #expect(set.insert(SameIDValue(id: 1, payload: "probe")).memberAfterInsert.payload == "new")
+    }
+
+    /// `remove(_:)` of a member equal to one in the set: `Set` returns the member that was in
+    /// the set, and the change's `removed` must hold that member (it is the one that left).
+    /// `edit(removing:)` records the argument instead.
+    @Test func removingAnEqualMemberReportsTheMemberThatWasThere() {
+        let set = ObservableSet<SameIDItem>()
+        let stored = SameIDItem(1, "stored")
+        set.insert(stored)
+        let removed = Recording<SameIDItem>()
+        let observer = TestObserver()
+        observer.observe(set) { change in
+            for member in change.removed { removed.append(member) }
+        }
+
+        let returned = set.remove(SameIDItem(1, "proxy"))
+
+        #expect(returned === stored)
+        #expect(removed.elements.count == 1)
+        #expect(removed.elements.first === stored)
+    }
 }
 
 @Suite("Paths into observable sets")
@@ -106,6 +150,63 @@ struct SetPathTests {
 
         #expect(counts.elements == [2, 0])
         #expect(changes.elements == [2, 0])
+    }
+
+    /// The same for a set of strings: `tags.007` is whether "007" is a member.
+    @Test func aStringMemberOfDigitsWithLeadingZerosIsTheTextItself() throws {
+        let model = KeyedCollections()
+        let values = Recording<Bool?>()
+        let observer = TestObserver()
+        try observer.observe(model, path: "tags.007") { values.append($0 as? Bool) }
+
+        model.tags.insert("7")  // another member: nothing
+        #expect(values.elements.isEmpty)
+        model.tags.insert("007")
+        #expect(values.elements == [true])
+    }
+
+    /// A member removed through an equal value (`remove`, `subtract`) leaves the set, so its
+    /// later changes must not be delivered and the path becomes unreachable. The change names
+    /// the argument, not the member, so the fan-out looks up the wrong object and keeps the
+    /// branch of the member that left.
+    @Test func aMemberRemovedThroughAnEqualValueIsNoLongerFollowed() throws {
+        let model = KeyedCollections()
+        let member = SameIDItem(1, "a")
+        model.members.insert(member)
+        let titles = Recording<String?>()
+        let observer = TestObserver()
+        try observer.observe(model, path: "members.*.title") { titles.append($0 as? String) }
+
+        model.members.remove(SameIDItem(1, "proxy"))
+        member.title = "changed after leaving"
+
+        #expect(model.members.isEmpty)
+        #expect(titles.elements == [nil])  // unreachable once no member is there
+    }
+
+    /// A batch that replaces a member by an equal object (`update(with:)`) and changes
+    /// something else commits the new contents, but the change (computed with `==`) does not
+    /// say the old object left and the new one joined: the fan-out keeps following the object
+    /// that is no longer a member and never follows the one that is.
+    @Test func aMemberReplacedByAnEqualObjectInABatchIsTheOneFollowed() throws {
+        let model = KeyedCollections()
+        let old = SameIDItem(1, "old")
+        model.members.insert(old)
+        let titles = Recording<String?>()
+        let observer = TestObserver()
+        try observer.observe(model, path: "members.*.title") { titles.append($0 as? String) }
+
+        let new = SameIDItem(1, "new")
+        model.members.mutate { members in
+            members.update(with: new)
+            members.insert(SameIDItem(2, "other"))
+        }
+        #expect(model.members.elements.contains { $0 === new })
+
+        old.title = "old, no longer a member"  // must not be delivered
+        new.title = "new, a member"  // must be delivered
+
+        #expect(titles.elements == ["new, a member"])
     }
 }
 

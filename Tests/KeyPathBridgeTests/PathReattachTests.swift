@@ -1,5 +1,6 @@
 import HeraldTestSupport
 import KeyPathBridge
+import Messaging
 import Testing
 
 /// A model whose variable ends every observation as soon as it becomes observed (from its 0→1
@@ -139,6 +140,50 @@ struct PathReattachTests {
         workspace.currentDocument = current
         current.send("hello")
         #expect(received.elements == ["hello"])
+    }
+
+    /// Docs/KeyPathBridge.md: a property that "refuses observers (ends them from its 0→1
+    /// hook), is not observed again". The dispatcher's receiver restarts it each time it is
+    /// ended from the dictionary's side, with no such check: restarting makes the dictionary
+    /// observed (0→1), its hook ends the dispatcher, which is restarted… Uncapped, the first
+    /// `observe` of a key never returns (the hook is called forever); here the hook gives up
+    /// after 1,000 refusals.
+    @Test func aDictionaryThatRefusesObserversIsNotObservedAgainAndAgain() {
+        let model = CollectionsModel()
+        let words = model.words
+        let calls = Recording<Bool>()
+        words.whenObservationStateChanges { isObserved in
+            calls.append(isObserved)
+            if isObserved, calls.count < 1_000 { words.stopBeingObserved() }
+        }
+        let observer = TestObserver()
+        observer.observe(model, PropertyPath(\CollectionsModel.words).appendingValue(forKey: "k")) {
+            _ in
+        }
+        #expect(calls.count <= 4)
+    }
+
+    /// Docs/KeyPathBridge.md: observing the same property again "sends nothing and tells no
+    /// binding" (PathReattachTests checks it for a variable). A collection part's link has no
+    /// identity, so the wiring takes the re-attached part for another end property and calls
+    /// the binding's sync: a one-way binding overwrites the target's own value when the array
+    /// merely stops being observed.
+    @Test func aBindingDoesNotSyncAgainWhenItsIndexFollowingTargetIsObservedAgain() {
+        let source = CollectionsModel()
+        source.text = "7"
+        let target = CollectionsModel()
+        target.items.append(0)
+        let binding = bind(
+            source, PropertyPath(\CollectionsModel.$text),
+            to: target, PropertyPath(\CollectionsModel.items).appendingElement(at: 0)
+        ) { Int($0) ?? 0 }
+        #expect(target.items[0] == 7)
+        target.items[0] = 42  // one way: the source does not follow, the binding stays quiet
+
+        target.items.stopBeingObserved()
+
+        #expect(target.items[0] == 42)
+        binding.unbind()
     }
 }
 

@@ -1,7 +1,19 @@
+import Foundation
 import HeraldTestSupport
 import KeyPathBridge
+import Messaging
 import Synchronization
 import Testing
+
+final class EndLeaf: @unchecked Sendable {
+    @ObservableVar var value: Int
+    init(_ value: Int) { self.value = value }
+}
+
+final class LeafHolder: @unchecked Sendable {
+    @ObservableVar var leaf: EndLeaf?
+    init(_ leaf: EndLeaf?) { self.leaf = leaf }
+}
 
 @Suite("Key paths")
 struct PathTests {
@@ -364,6 +376,141 @@ struct PathTests {
 
         #expect(log.elements == ["user", "name Ann", "zip 1"])
     }
+
+    /// A change of the old end variable whose delivery to the path comes after the path
+    /// re-wired (another observer of the variable, registered first, replaces the intermediate
+    /// object) is stale and never delivered.
+    @Test func aStaleEndChangeDeliveredAfterTheRewireIsDropped() {
+        let old = EndLeaf(1)
+        let new = EndLeaf(2)
+        let root = LeafHolder(old)
+        let first = TestObserver()
+        first.observe(old.$value) { _ in root.leaf = new }  // runs before the path's handler
+        let values = Recording<Update<Int?>>()
+        let path = ObservedPath(root, PropertyPath(\LeafHolder.$leaf).appending(\.$value))
+        let observer = TestObserver()
+        observer.observe(path) { values.append($0) }
+
+        old.value = 10
+
+        #expect(values.elements.map(\.new) == [2], "\(values.elements)")
+        #expect(path.value == 2)
+    }
+
+    /// A handler that sets the end variable again (re-entrancy on the direct path) gets its
+    /// change queued behind the variable's message it is handling; replacing the intermediate
+    /// object meanwhile makes that queued change stale (dropped, as the engine documents), and
+    /// the updates stay chained.
+    @Test func aHandlerThatSetsTheEndVariableAgainGetsChainedUpdates() {
+        let leaf = EndLeaf(0)
+        let other = EndLeaf(100)
+        let root = LeafHolder(leaf)
+        let path = ObservedPath(root, PropertyPath(\LeafHolder.$leaf).appending(\.$value))
+        let updates = Recording<Update<Int?>>()
+        let observer = TestObserver()
+        observer.observe(path) { update in
+            updates.append(update)
+            if update.new == 1 {
+                leaf.value = 2
+                root.leaf = other
+                other.value = 101
+                leaf.value = 3  // stale: leaf was replaced
+            }
+        }
+
+        leaf.value = 1
+
+        #expect(updates.elements.map(\.new) == [1, 101], "\(updates.elements)")
+        #expect(updates.elements.map(\.old) == [0, 1], "\(updates.elements)")
+        #expect(path.value == 101)
+    }
+
+    @Test func aHandlerThatSetsTheEndAndReplacesTheIntermediateSeesOrderedUpdates() {
+        let root = Node()
+        let a = Node()
+        let b = Node()
+        b.value.value = 100
+        root.child.value = a
+        let path = ObservedPath(root, PropertyPath(\Node.child).appending(\.value))
+        let observer = TestObserver()
+        let updates = Recording<Update<Int?>>()
+        observer.observe(path) { update in
+            updates.append(update)
+            if update.new == 1 { a.value.value = 2 }  // same variable, re-entrant
+            if update.new == 2 {
+                root.child.value = b  // replace the intermediate
+                a.value.value = 3  // stale now: must not be seen
+            }
+        }
+        a.value.value = 1
+        #expect(updates.elements.map(\.new) == [1, 2, 100])
+        #expect(updates.elements.map(\.old) == [0, 1, 2])
+    }
+
+    /// A manual trigger of the end variable goes through the engine (forced): one update whose
+    /// old and new are the current value, after direct changes.
+    @Test func aManualTriggerAfterDirectChangesIsDelivered() {
+        let leaf = EndLeaf(1)
+        let root = LeafHolder(leaf)
+        let path = ObservedPath(root, PropertyPath(\LeafHolder.$leaf).appending(\.$value))
+        let updates = Recording<Update<Int?>>()
+        let observer = TestObserver()
+        observer.observe(path) { updates.append($0) }
+        leaf.value = 2
+        leaf.value = 2
+        Inspector(leaf).trigger(\.$value)
+        leaf.value = 3
+        #expect(updates.elements.map(\.new) == [2, 2, 3])
+        #expect(updates.elements.map(\.old) == [1, 2, 2])
+    }
+
+    /// The root dies while the end variable lives on: its next change is not published
+    /// directly; the path ends with an update to unreachable.
+    @Test func aChangeAfterTheRootDiedEndsThePath() {
+        let leaf = EndLeaf(1)
+        var root: LeafHolder? = LeafHolder(leaf)
+        let path = ObservedPath(root!, PropertyPath(\LeafHolder.$leaf).appending(\.$value))
+        let updates = Recording<Update<Int?>>()
+        let observer = TestObserver()
+        observer.observe(path) { updates.append($0) }
+        leaf.value = 2
+        root = nil
+        leaf.value = 3
+        #expect(!updates.elements.map(\.new).contains(3), "\(updates.elements)")
+        #expect(updates.elements.last?.new == nil)
+        #expect(!path.isActive)
+    }
+
+    /// The path's objects are freed after stop(), including after direct changes.
+    @Test func aPathIsFreedAfterStopAndAfterItsRootDies() {
+        let leaf = EndLeaf(0)
+        weak var weakPath: ObservedPath<LeafHolder, Int>?
+        weak var weakRoot: LeafHolder?
+        do {
+            let root = LeafHolder(leaf)
+            weakRoot = root
+            let observer = TestObserver()
+            let path = observer.observe(root, \.$leaf, \.$value) { _ in }
+            weakPath = path
+            leaf.value = 5
+            leaf.value = 6
+        }
+        #expect(weakRoot == nil)
+        #expect(weakPath == nil)
+        leaf.value = 7  // nothing observes it any more
+        #expect(leaf.$value.observationCount == 0)
+
+        do {
+            let root = LeafHolder(leaf)
+            let path = ObservedPath(root, PropertyPath(\LeafHolder.$leaf).appending(\.$value))
+            weakPath = path
+            leaf.value = 8
+            path.stop()
+            withExtendedLifetime(root) {}
+        }
+        #expect(weakPath == nil)
+        #expect(leaf.$value.observationCount == 0)
+    }
 }
 
 @Suite("Key paths concurrency")
@@ -443,6 +590,76 @@ struct PathConcurrencyTests {
             #expect(!old.value.isObserved)
         }
     #endif
+
+    /// Many threads set the end value while another replaces the intermediate object: the
+    /// path's updates chain (each old is the previous new), no update repeats its value, and
+    /// the last value is the model's.
+    @Test func directEndChangesRacingRewiresKeepTheUpdatesChained() {
+        for round in 0..<30 {
+            let leaves = (0..<4).map { EndLeaf($0 * 1_000) }
+            let root = LeafHolder(leaves[0])
+            let path = ObservedPath(root, PropertyPath(\LeafHolder.$leaf).appending(\.$value))
+            let updates = Recording<Update<Int?>>()
+            let observer = TestObserver()
+            observer.observe(path) { updates.append($0) }
+            let boxed = UncheckedBox(leaves)
+            concurrently(threads: 4) { thread in
+                if thread == 3 {
+                    for step in 0..<200 { root.leaf = boxed.value[step % 3] }
+                    root.leaf = boxed.value[3]
+                } else {
+                    for step in 0..<300 {
+                        boxed.value[thread].value = thread * 1_000 + step % 7
+                        boxed.value[3].value = 3_000 + step % 5
+                    }
+                }
+            }
+            let all = updates.elements
+            var previous: Int? = 0
+            var broken = 0
+            for update in all {
+                if update.old != previous { broken += 1 }
+                if update.old == update.new { broken += 1 }
+                previous = update.new
+            }
+            #expect(broken == 0, "round \(round): \(broken) broken of \(all.count)")
+            #expect(path.value == leaves[3].value)
+            #expect(all.last?.new == leaves[3].value, "round \(round)")
+        }
+    }
+
+    @Test func directAndEngineEndChangesRacingRewiresAgreeWithTheModel() {
+        for _ in 0..<200 {
+            let root = Node()
+            let a = Node()
+            let b = Node()
+            root.child.value = a
+            let path = ObservedPath(root, PropertyPath(\Node.child).appending(\.value))
+            let observer = TestObserver()
+            let updates = Recording<Update<Int?>>()
+            observer.observe(path) { updates.append($0) }
+            concurrently(threads: 3) { index in
+                for step in 1...50 {
+                    switch index {
+                    case 0: a.value.value = step
+                    case 1: b.value.value = -step
+                    default: root.child.value = step % 2 == 0 ? a : b
+                    }
+                }
+            }
+            let expected = root.child.value?.value.value
+            #expect(path.value == expected)
+            let sent = updates.elements
+            #expect(sent.allSatisfy { $0.old != $0.new })
+            // Each update starts where the previous one ended (in order, none lost).
+            var last: Int?? = .some(0)
+            for update in sent {
+                #expect(update.old == last)
+                last = update.new
+            }
+            #expect(last == .some(expected))
+        }
+    }
 }
 
 @Suite("Key paths that loop or overlap")

@@ -1,6 +1,12 @@
+import Foundation
 import HeraldTestSupport
 import KeyPathBridge
+import Messaging
 import Testing
+
+final class AnyBag {
+    let anything = Var<Any>(1)
+}
 
 /// Serialized: two tests route `PathDiagnostics`, which is global, to themselves.
 @Suite("String paths", .serialized)
@@ -141,6 +147,82 @@ struct StringPathTests {
 
         #expect(observed.value == nil)  // unreachable
         #expect(reports.count == 1)
+    }
+
+    // Direct end-change path compares with Variable<Any>'s rule, not the end type's
+    //    held-value rule that the engine path (and string paths) use.
+    @Test func typedPathToAVarOfAnyDoesNotFireForAnEqualValue() throws {
+        let bag = AnyBag()
+        let typed = Recording<Any?>()
+        let string = Recording<Any?>()
+        let observer = TestObserver()
+        observer.observe(bag, \.anything) { typed.append($0) }
+        try observer.observe(bag, path: "anything") { string.append($0) }
+        bag.anything.value = 1  // equal value: the Var itself sends (Any has no ==)
+        #expect(string.count == 0)
+        #expect(typed.count == 0)  // once 1: the direct path used the Var's rule
+    }
+
+    /// Typed paths to `Any` compare what the values hold, as string paths do (a `Var<Any>` end
+    /// takes the engine's way for that reason); a typed path to `Any?` compares by
+    /// `ChangeRule<Any?>` (every value is a change): a replacement or re-wiring to an equal
+    /// value sends Update(5, 5) on the typed path and nothing on the string path.
+    @Test func optionalAnyElementsTypedAndStringAgreeOnEqualValues() throws {
+        let model = CollectionsModel()
+        let observer = TestObserver()
+        let typed = Recording<Update<Any??>>()
+        let path = ObservedPath(
+            model, PropertyPath(\CollectionsModel.$anyList).appendingElement(at: 0))
+        observer.observe(path) { typed.append($0) }
+        let untyped = Recording<Any?>()
+        try observer.observe(model, path: "anyList.#0") { untyped.append($0) }
+        model.anyList = [5]  // another array, an equal end value
+        model.anyList[0] = 5
+        #expect(untyped.count == 0)
+        #expect(typed.count == untyped.count)
+    }
+
+    /// 5d7b259 makes typed paths to `Any`/`Any?` compare what the values hold, as string
+    /// paths do ("String paths compare end values exactly as typed paths do"); a typed path
+    /// to another existential (`(any CustomStringConvertible)?`, also `any Equatable`) still
+    /// takes its type's rule, which counts every value as a change: setting an equal value
+    /// fires the typed path and not the string path.
+    @Test func typedAndStringPathsToAnExistentialAgreeOnAnEqualValue() throws {
+        let model = CollectionsModel()
+        let observer = TestObserver()
+        let typed = Recording<Bool>()
+        observer.observe(model, PropertyPath(\CollectionsModel.$described)) { _ in
+            typed.append(true)
+        }
+        let untyped = Recording<Bool>()
+        try observer.observe(model, path: "described") { _ in untyped.append(true) }
+        model.described = 5
+        #expect(untyped.count == 0)  // holds
+        #expect(typed.count == untyped.count)
+    }
+
+    /// A path cannot go on from a value that is not an object: `name.count` on a `String`
+    /// property is `PathError.notAnObject`. A set member is a `Bool` and an `Int`-valued key is
+    /// an `Int`, yet paths that go on from them are accepted and silently never reachable.
+    @Test func aPathThatGoesOnFromAMemberOrAPlainValueIsAnError() {
+        let model = KeyedCollections()
+        model.tags.insert("swift")
+        model.scores[3] = 30
+        #expect(throws: PathError.self) { try ObservedPath(model, path: "tags.swift.count") }
+        #expect(throws: PathError.self) { try ObservedPath(model, path: "scores.3.count") }
+    }
+
+    // A negative object-following index trapped inside the array's lock; it is an error.
+    @Test func aNegativeObjectFollowingIndexIsAnErrorNotACrash() {
+        let reports = Recording<PathError>()
+        PathDiagnostics.setHandler { reports.append($0) }
+        defer { PathDiagnostics.setHandler(nil) }
+        let list = TodoList()
+        list.numbers.append(1)
+        let path = ObservedPath(
+            list, PropertyPath(\TodoList.numbers).appendingElement(startingAt: -1))
+        #expect(path.value == nil)
+        #expect(reports.elements == [.indexOutOfRange(-1, count: 1, path: "-1")])
     }
 }
 

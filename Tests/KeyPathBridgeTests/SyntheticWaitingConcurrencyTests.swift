@@ -7,7 +7,7 @@ import Testing
 
 /// A gate a synthetic property's function stops at, the first time it runs: the test knows
 /// when a thread computes the property, and chooses when it finishes.
-private final class FirstRunGate: @unchecked Sendable {
+private final class FirstRunOnlyGate: @unchecked Sendable {
     private let runs = Atomic<Int>(0)
     let entered = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
@@ -20,21 +20,21 @@ private final class FirstRunGate: @unchecked Sendable {
     }
 }
 
-private final class Gated: @unchecked Sendable {
-    let gate = FirstRunGate()
+private final class WaitGated: @unchecked Sendable {
+    let gate = FirstRunOnlyGate()
     @ObservableVar var base = 1
-    @Synthetic({ (model: Gated) in
+    @Synthetic({ (model: WaitGated) in
         let value = model.base * 10
         model.gate.pass()
         return value
     })
     var slow: Int
-    @Synthetic({ (model: Gated) in model.slow + 1 }) var reader: Int
+    @Synthetic({ (model: WaitGated) in model.slow + 1 }) var reader: Int
 }
 
 /// Runs `body` on a new thread; `wait()` returns once it finished (false if it did not within
 /// `seconds`: the test then fails rather than hangs).
-private final class TestThread: @unchecked Sendable {
+private final class GatedTestThread: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(_ body: @escaping @Sendable () -> Void) {
@@ -50,7 +50,7 @@ private final class TestThread: @unchecked Sendable {
 }
 
 /// Waits (yielding) until `condition` holds; false if it did not within ten seconds.
-private func eventually(_ condition: () -> Bool) -> Bool {
+private func eventuallyTrue(_ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(10)
     while !condition() {
         if Date() > deadline { return false }
@@ -65,15 +65,15 @@ private func eventually(_ condition: () -> Bool) -> Bool {
 @Suite("Synthetic properties: who waits (concurrency)")
 struct SyntheticWaitingConcurrencyTests {
     @Test func aReaderThatHoldsNothingWaitsForTheComputingThreadAndGetsItsResult() {
-        let model = Gated()
+        let model = WaitGated()
         let box = UncheckedBox(model)
         let first = Recording<Int>()
         let second = Recording<Int>()
-        let computing = TestThread { first.append(box.value.slow) }
+        let computing = GatedTestThread { first.append(box.value.slow) }
         model.gate.entered.wait()
-        let waiting = TestThread { second.append(box.value.slow) }
+        let waiting = GatedTestThread { second.append(box.value.slow) }
         // The second reader holds nothing: it waits (blocked, not computing) for the first.
-        let waited = eventually { model.$slow.waitingReaderCount == 1 }
+        let waited = eventuallyTrue { model.$slow.waitingReaderCount == 1 }
         #expect(waited)
         #expect(second.elements.isEmpty)
         model.gate.release.signal()
@@ -86,40 +86,40 @@ struct SyntheticWaitingConcurrencyTests {
     }
 
     @Test func aReaderInsideAnEvaluationComputesAsideWithoutWaitingAndOnlyOneResultIsStored() {
-        let model = Gated()
+        let model = WaitGated()
         let box = UncheckedBox(model)
-        let computing = TestThread { _ = box.value.slow }
+        let computing = GatedTestThread { _ = box.value.slow }
         model.gate.entered.wait()
         // `reader` is computed on another thread: inside its evaluation, `slow` is held by
         // the first thread, so this one computes `slow` itself, and does not wait.
         let got = Recording<Int>()
-        let inside = TestThread { got.append(box.value.reader) }
+        let inside = GatedTestThread { got.append(box.value.reader) }
         #expect(inside.finished(within: 10))
         #expect(got.elements == [11])
         // Counted as each run ends: the computation aside ended, the holder's has not.
         #expect(model.$slow.evaluationCount == 1)
-        // The computation aside stored nothing.
+        // The computation aside stored nothing, and nothing computed from it was stored.
         #expect(!model.$slow.isValid)
-        // Computed from a state nothing changed since, its value let `reader` be stored.
-        #expect(model.$reader.isValid)
+        #expect(!model.$reader.isValid)
         model.gate.release.signal()
         #expect(computing.finished(within: 10))
+        // One result stored: the holder's.
         #expect(model.$slow.isValid)
         #expect(model.slow == 10)
         #expect(model.reader == 11)
         #expect(model.$slow.evaluationCount == 2)
-        #expect(model.$reader.evaluationCount == 1)
+        #expect(model.$reader.evaluationCount == 2)
     }
 
     @Test func aValueComputedAsideFromAStateThatChangedIsNotStoredByItsReader() {
-        let model = Gated()
+        let model = WaitGated()
         let box = UncheckedBox(model)
-        let computing = TestThread { _ = box.value.slow }
+        let computing = GatedTestThread { _ = box.value.slow }
         model.gate.entered.wait()
         // `base` changes while the first thread computes `slow`: that computation is overtaken.
         model.base = 2
         let got = Recording<Int>()
-        let inside = TestThread { got.append(box.value.reader) }
+        let inside = GatedTestThread { got.append(box.value.reader) }
         #expect(inside.finished(within: 10))
         #expect(got.elements == [21])
         model.gate.release.signal()
@@ -133,14 +133,14 @@ struct SyntheticWaitingConcurrencyTests {
     }
 
     @Test func aWaitingReaderComputesItselfWhenTheComputationItWaitedForWasOvertaken() {
-        let model = Gated()
+        let model = WaitGated()
         let box = UncheckedBox(model)
         let first = Recording<Int>()
         let second = Recording<Int>()
-        let computing = TestThread { first.append(box.value.slow) }
+        let computing = GatedTestThread { first.append(box.value.slow) }
         model.gate.entered.wait()
-        let waiting = TestThread { second.append(box.value.slow) }
-        #expect(eventually { model.$slow.waitingReaderCount == 1 })
+        let waiting = GatedTestThread { second.append(box.value.slow) }
+        #expect(eventuallyTrue { model.$slow.waitingReaderCount == 1 })
         model.base = 5  // overtakes the first computation
         model.gate.release.signal()
         #expect(computing.finished(within: 10))

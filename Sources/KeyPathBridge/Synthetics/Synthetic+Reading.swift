@@ -94,8 +94,15 @@ extension Synthetic {
                     state.beginRead(by: thread, knownNotReentering: true)
                 }
             case .busy:
-                if let reentered = reenter(version: &version, isCurrent: &isCurrent) {
-                    return reentered
+                switch reenter(version: &version) {
+                case .lastValue(let last):
+                    isCurrent = false
+                    return last
+                case .computeAside:
+                    return computeAside(
+                        readThrough: reader, version: &version, isCurrent: &isCurrent)
+                case .notReentering:
+                    break
                 }
                 step = core.lock.withLock {
                     state.beginRead(by: thread, knownNotReentering: true)
@@ -157,56 +164,75 @@ extension Synthetic {
         }
     }
 
+    /// What a re-entry does (see `reenter(version:)`).
+    @usableFromInline
+    enum Reentry {
+        /// No re-entry: this thread does not check or compute the property.
+        case notReentering
+        /// Overtaken: the last value, not current.
+        case lastValue(Value)
+        /// Overtaken, with no value: computed aside, once.
+        case computeAside
+    }
+
     /// A read by a thread that holds something, of a property that is busy (see
     /// `refresh(readThrough:version:isCurrent:)`). If this thread checks or computes it further
-    /// up its stack, that is a re-entry: a cycle, unless an invalidation or set moved the
-    /// property's epoch since this thread's work on it began (the dependencies may have
-    /// switched meanwhile, so that no single state has the cycle). Then the read gets the last
-    /// value, which is not current; or, if there is none, nil: the property is computed aside,
-    /// once (a re-entry into that is a cycle). Nil too if this is no re-entry.
+    /// up its stack, that is a re-entry: a cycle, unless the work since is overtaken (an
+    /// invalidation or set moved the epoch of the property, or of one checked or computed
+    /// since, or an evaluation open on the thread read a value that is not current). Then the
+    /// dependencies may have switched meanwhile, so that no single state has the cycle: the
+    /// read gets the last value, which is not current; or, if there is none, the property is
+    /// computed aside, once (a re-entry into that is a cycle).
     @usableFromInline @inline(never)
-    func reenter(version: inout UInt64, isCurrent: inout Bool) -> Value? {
-        let mine = DependencyTracking.workOfThisThread.filter { $0.isOn(self) }
-        guard let innermost = mine.last else { return nil }
-        let (overtaken, last) = core.lock.withLock { () -> (Bool, Value?) in
+    func reenter(version: inout UInt64) -> Reentry {
+        let work = DependencyTracking.workOfThisThread
+        guard let start = work.lastIndex(where: { $0.isOn(self) }) else { return .notReentering }
+        let isFirst = work[..<start].allSatisfy { !$0.isOn(self) }
+        let last = core.lock.withLock { () -> Value? in
             version = state.version
-            return (state.epoch != innermost.epoch, cached)
+            return cached
         }
-        guard overtaken, mine.count == 1 else { SyntheticCycle.report(closingAt: self) }
-        isCurrent = false
-        return last
+        let overtaken =
+            epochNow != work[start].epoch
+            || work[(start + 1)...].contains { item in
+                (item.node.takeUnretainedValue() as? any SyntheticNode).map {
+                    $0.epochNow != item.epoch
+                } ?? false
+            } || DependencyTracking.anOpenEvaluationIsTainted
+        guard overtaken, isFirst else { SyntheticCycle.report(closingAt: self) }
+        return last.map { .lastValue($0) } ?? .computeAside
     }
 
     /// Computes the value beside the thread holding the property, with a frame of its own,
-    /// and stores nothing: the reader gets it, current if nothing invalidated or set the
-    /// property meanwhile and it read nothing that is not current. The frame subscribes the
-    /// property to what it reads, before reading, so that a change of any of it moves the
-    /// property's epoch.
+    /// and stores nothing: the reader gets it, not current (see
+    /// `SyntheticState.finishAside()`). The frame subscribes the property to nothing. If the
+    /// thread is computing an observed property, it waits for this property's holder before it
+    /// computes that again (see `DependencyTracking.oweWait(for:)`).
     @usableFromInline
     func computeAside(readThrough reader: Owner?, version: inout UInt64, isCurrent: inout Bool)
         -> Value
     {
-        let (owner, since) = core.lock.withLock { () -> (Owner?, UInt64) in
+        isCurrent = false
+        let owner = core.lock.withLock { () -> Owner? in
             version = state.version
             let owner = reader ?? self.owner.object
-            return (owner, owner == nil ? 0 : state.beginAside())
+            if owner != nil { state.beginAside() }
+            return owner
         }
-        guard let owner else {
-            isCurrent = false
-            return lastValueOfDeadOwner(version: &version)
-        }
-        let thread = DependencyTracking.beginWork(on: self, since: since)
+        guard let owner else { return lastValueOfDeadOwner(version: &version) }
+        let thread = DependencyTracking.beginWork(on: self, since: epochNow)
         defer { DependencyTracking.endWork(on: thread) }
         let aside = EvaluationFrame()
         aside.dependent = self
+        aside.subscribes = false
         aside.begin()
         let value = DependencyTracking.withFrame(aside, on: thread) { compute(owner) }
         _ = aside.finish()
-        let tainted = aside.isTainted
-        isCurrent = core.lock.withLock {
+        core.lock.withLock {
             evaluations += 1
-            return state.finishAside(tainted: tainted, since: since)
+            state.finishAside()
         }
+        DependencyTracking.oweWait(for: self)
         return value
     }
 

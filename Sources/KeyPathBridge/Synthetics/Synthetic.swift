@@ -436,6 +436,11 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         }
         // Its last observer left since it was queued: it is lazy again.
         guard stillObserved, owner != nil || hasValue else { return }
+        // Its last evaluation computed a property aside that another thread held: wait for that
+        // one first (this thread holds nothing here), or this would only do the same again.
+        if let owed = DependencyTracking.takeOwedWait() as? any SyntheticNode {
+            owed.waitForHolder()
+        }
         var version: UInt64 = 0
         var isCurrent = true
         _ = refresh(readThrough: owner, version: &version, isCurrent: &isCurrent)
@@ -469,11 +474,13 @@ extension Synthetic: SyntheticNode {
         return "\(Owner.self).\(name)"
     }
 
+    @usableFromInline var epochNow: UInt64 { core.lock.withLock { state.epoch } }
+
     @usableFromInline package func sourceChanged(definitely: Bool, marking: UInt64)
         -> SourceChange
     {
         // Only on a thread inside an evaluation: a function that writes what it read.
-        if _slowPath(definitely && DependencyTracking.currentFrame != nil),
+        if _slowPath(DependencyTracking.currentFrame != nil),
             let written = DependencyTracking.changesWhatIsRead(by: self)
         {
             reportWrite(of: written)
@@ -501,10 +508,15 @@ extension Synthetic: SyntheticNode {
 
     /// Stops the process: the function wrote `source`, which its evaluation read.
     private func reportWrite(of source: ObjectIdentifier) -> Never {
-        let owner = core.lock.withLock { self.owner.object }
+        // Under the written source's lock: no user code, so not a custom mirror (which could
+        // read the source, and wait for that lock).
+        let owner = core.lock.withLock { self.owner.object }.flatMap {
+            $0 is CustomReflectable ? nil : $0
+        }
         let name = owner.flatMap { owner in
             ObservableProperties.storedProperties(of: owner).first {
                 ($0.value as? DependencySourceHolder)?.heldDependencySource == source
+                    || ($0.value as? any SyntheticNode).map(ObjectIdentifier.init) == source
             }.map { "\(Owner.self).\($0.name)" }
         }
         SyntheticCycle.reportWrite(of: name ?? "a property", readBy: self)
@@ -512,7 +524,7 @@ extension Synthetic: SyntheticNode {
 
     @usableFromInline package func addDependent(_ dependent: any Dependent) {
         core.lock.withLock {
-            state.dependents = DependentList.adding(dependent, to: state.dependents)
+            state.dependents = DependentList.adding(dependent, to: state.dependents, of: self)
         }
     }
 

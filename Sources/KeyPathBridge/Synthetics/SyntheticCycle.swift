@@ -3,7 +3,7 @@ import Transforms
 
 /// Cycles among synthetic properties: a thread that re-enters a property it is checking or
 /// computing, which nothing invalidated or set meanwhile (see
-/// `Synthetic.reenterOrComputeAside`), and a function that writes what it read. Both stop the
+/// `Synthetic.reenter(version:)`), and a function that writes what it read. Both stop the
 /// process, from the thread that closed the cycle, naming it. Nothing else does: threads wait
 /// for each other only when they hold nothing, so no circle of waits can form.
 @usableFromInline
@@ -26,7 +26,7 @@ enum SyntheticCycle {
     /// The message for a function that writes, during its evaluation, what it read: the
     /// property (`name`) and the source it wrote (`source`).
     static func message(writing source: String, readBy name: String) -> String {
-        "Herald: synthetic property cycle: \(name) wrote \(source), which its evaluation read. "
+        "Herald: synthetic property cycle: \(name) changed \(source), which its evaluation read. "
             + "A synthetic property's function must not change what it reads: each change "
             + "would invalidate the value being computed."
     }

@@ -6,4 +6,8 @@ import Transforms
 protocol SyntheticNode: AnyObject, Dependent, DependencySource, PropagationWork {
     /// A name for messages: `Type.property` where known.
     var nodeName: String { get }
+    /// The property's epoch (its count of invalidations and sets) now.
+    var epochNow: UInt64 { get }
+    /// Waits, holding nothing, until no thread holds the property.
+    func waitForHolder()
 }

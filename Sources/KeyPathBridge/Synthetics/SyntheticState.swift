@@ -123,8 +123,7 @@ struct SyntheticState {
         return true
     }
 
-    /// What ends a check or an evaluation: the step that follows, and the waiters to wake
-    /// (once the holder let go).
+    /// What ends a check or an evaluation: the waiters to wake (once the holder let go).
     @usableFromInline
     struct Release {
         @usableFromInline var waiters: [Parker] = []
@@ -178,20 +177,19 @@ struct SyntheticState {
     }
 
     /// After a computation aside (by a thread that holds something while another thread holds
-    /// the property, or re-entering an overtaken property), `since` the epoch it began at, which
-    /// read something not current if `tainted`: whether its value is current. Nothing is
-    /// stored.
+    /// the property, or re-entering an overtaken property). Nothing is stored, and its value is
+    /// never current: it is not the stored value (a check of a dependent would compare the
+    /// stored one's version), and the property, stale, would tell a dependent stored from it
+    /// nothing of a later change.
     @usableFromInline
-    mutating func finishAside(tainted: Bool, since start: UInt64) -> Bool {
+    mutating func finishAside() {
         asides -= 1
-        return !tainted && epoch == start
     }
 
-    /// A computation aside begins (see `finishAside(tainted:since:)`); returns the epoch.
+    /// A computation aside begins (see `finishAside()`).
     @usableFromInline
-    mutating func beginAside() -> UInt64 {
+    mutating func beginAside() {
         asides += 1
-        return epoch
     }
 
     private mutating func letGo() -> Release {

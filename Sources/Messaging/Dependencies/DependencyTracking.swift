@@ -27,7 +27,7 @@ package protocol Dependent: PropagationWork {
     /// A source it depends on changed (`definitely`), or one further up did (it may be stale).
     /// Marks it, and returns what the marking must do next. Called on the changing thread
     /// before the change is delivered to anyone, possibly under the source's lock (see
-    /// ``DependencyTracking/markWhileLocked(_:)``): it must run no user code. The references in
+    /// ``DependencyTracking/markWhileLocked(_:changing:)``): it must run no user code. The references in
     /// the result are retained once for the marking, which hands them on or releases them (call
     /// it only through ``DependencyTracking``).
     ///
@@ -230,22 +230,48 @@ package enum DependencyTracking {
         }
     }
 
-    /// Whether the marking running on this thread marks a change of a source that an
-    /// evaluation of `dependent` open on this thread has read: a function that writes what it
-    /// read (which would overtake its own evaluation every time). Only in a marking.
-    /// Returns the source's identity if so.
+    /// Whether the marking running on this thread marks a change that `dependent`'s function
+    /// made, of a source it read: the innermost evaluation open on the thread is
+    /// `dependent`'s, and it read the source, or the property through which the change
+    /// reached it. Such a function overtakes its own
+    /// evaluation every time. (A change that a function nested inside made reaches an outer
+    /// evaluation as any other change does: that one is overtaken once, and computed again.)
+    /// Only in a marking. Returns the source's identity if so.
     package static func changesWhatIsRead(by dependent: AnyObject) -> ObjectIdentifier? {
         guard let context = ThreadContext.current, let source = context.markingSource else {
             return nil
         }
-        var next = context.top
+        guard let frame = context.top?.takeUnretainedValue(),
+            frame.dependent.map({ $0 === dependent }) == true,
+            let hop = context.markingHop, frame.hasRecorded(hop)
+        else { return nil }
+        return source
+    }
+
+    /// Whether an evaluation open on this thread read a value that is not current (see
+    /// ``EvaluationFrame/readWhatIsNotCurrent()``).
+    package static var anOpenEvaluationIsTainted: Bool {
+        var next = ThreadContext.current?.top
         while let frame = next?.takeUnretainedValue() {
-            if frame.dependent.map({ $0 === dependent }) == true, frame.hasRecorded(source) {
-                return source
-            }
+            if frame.isTainted { return true }
             next = frame.parent
         }
-        return nil
+        return false
+    }
+
+    /// Records a property this thread is to wait for once it holds nothing (a computation aside
+    /// made its evaluation of an observed property not current: computing that again before
+    /// the holder finished would only do the same). Replaces one recorded before.
+    package static func oweWait(for node: AnyObject) {
+        ThreadContext.withThisThread { $0.owedWait = node }
+    }
+
+    /// Takes the property this thread is to wait for, if any (see ``oweWait(for:)``).
+    @usableFromInline
+    package static func takeOwedWait() -> AnyObject? {
+        guard let context = ThreadContext.current, context.owedWait != nil else { return nil }
+        defer { context.owedWait = nil }
+        return context.owedWait
     }
 
     /// An identity of this thread, for telling who evaluates what.
@@ -310,7 +336,7 @@ package enum DependencyTracking {
         }
     }
 
-    /// After ``markWhileLocked(_:)``, once unlocked, on the `thread` it returned (this one):
+    /// After ``markWhileLocked(_:changing:)``, once unlocked, on the `thread` it returned (this one):
     /// releases what it kept alive and returns the work it queued (taken out of this thread's
     /// queue, for whoever runs it).
     @usableFromInline
@@ -366,6 +392,10 @@ package enum DependencyTracking {
         _ dependents: DependentList, definitely: Bool, in context: ThreadContext,
         keepingAlive: Bool
     ) {
+        // The source whose dependents these are (for `changesWhatIsRead`).
+        let outerHop = context.markingHop
+        context.markingHop = dependents.source
+        defer { context.markingHop = outerHop }
         // The entries are used unretained: `dependents` keeps them alive (the caller holds it).
         dependents.entries.withUnsafeBufferPointer { entries in
             for index in entries.indices {
@@ -385,7 +415,7 @@ package enum DependencyTracking {
     @usableFromInline
     package static func markDependent(_ dependent: some Dependent, definitely: Bool) {
         ThreadContext.withThisThread { context in
-            let outer = context.beginMarking(of: nil)
+            let outer = context.beginMarking(of: ObjectIdentifier(dependent))
             defer { context.endMarking(outer) }
             let change = dependent.sourceChanged(definitely: definitely, marking: context.marking)
             if change.mustPropagate { context.queued.append(dependent) }
@@ -443,7 +473,7 @@ package struct WorkItem {
     }
 }
 
-/// What ``DependencyTracking/markWhileLocked(_:)`` did, for its caller.
+/// What ``DependencyTracking/markWhileLocked(_:changing:)`` did, for its caller.
 @usableFromInline
 package struct LockedMarking {
     /// The marking thread's identity (for ``DependencyTracking/takeMarkedWork(on:)``).
@@ -492,24 +522,32 @@ package final class DependentList: @unchecked Sendable {
         var isLive: Bool { reference.isLive }
     }
     package let entries: [Entry]
+    /// The identity of the source whose dependents these are.
+    package let source: ObjectIdentifier
 
-    init(_ entries: [Entry]) { self.entries = entries }
+    init(_ entries: [Entry], of source: ObjectIdentifier) {
+        self.entries = entries
+        self.source = source
+    }
 
-    /// `list` with `dependent` added (once).
-    package static func adding(_ dependent: any Dependent, to list: DependentList?) -> DependentList
-    {
+    /// `list`, the dependents of `source`, with `dependent` added (once).
+    package static func adding(
+        _ dependent: any Dependent, to list: DependentList?, of source: AnyObject
+    ) -> DependentList {
         let identity = ObjectIdentifier(dependent)
         let live = (list?.entries ?? []).filter(\.isLive)
-        if live.contains(where: { $0.identity == identity }) { return DependentList(live) }
-        return DependentList(live + [Entry(dependent)])
+        let of = ObjectIdentifier(source)
+        if live.contains(where: { $0.identity == identity }) { return DependentList(live, of: of) }
+        return DependentList(live + [Entry(dependent)], of: of)
     }
 
     /// `list` without `dependent` (and without dependents that died), or nil if none is left.
     package static func removing(_ identity: ObjectIdentifier, from list: DependentList?)
         -> DependentList?
     {
-        let rest = (list?.entries ?? []).filter { $0.identity != identity && $0.isLive }
-        return rest.isEmpty ? nil : DependentList(rest)
+        guard let list else { return nil }
+        let rest = list.entries.filter { $0.identity != identity && $0.isLive }
+        return rest.isEmpty ? nil : DependentList(rest, of: list.source)
     }
 }
 
@@ -534,6 +572,8 @@ final class ThreadContext {
     @exclusivity(unchecked) var isPayingOwedTurns = false
     /// What the thread brings up to date, outermost first (see `DependencyTracking.beginWork`).
     @exclusivity(unchecked) var work: [WorkItem] = []
+    /// A property to wait for once the thread holds nothing (see `DependencyTracking.oweWait`).
+    @exclusivity(unchecked) var owedWait: AnyObject?
     /// What marking under a source's lock loaded, released after unlocking (see
     /// `markWhileLocked`).
     @exclusivity(unchecked) var keptAlive = RetainedObjects()
@@ -572,13 +612,16 @@ final class ThreadContext {
     }
 
     /// A marking running on the thread: its identity, and the source whose change it marks
-    /// (nil for an invalidation).
+    /// (for an invalidation, the property invalidated).
     struct Marking {
         let id: UInt64
         let source: ObjectIdentifier?
     }
     /// The source whose change the running marking marks, if any.
     @exclusivity(unchecked) var markingSource: ObjectIdentifier?
+    /// The source whose dependents the running marking marks now (`markingSource`, or a
+    /// property it reached).
+    @exclusivity(unchecked) var markingHop: ObjectIdentifier?
 
     /// The dependents that told their own dependents again in the marking `retoldIn`, while
     /// stale (see `DependencyTracking.firstRetelling(by:in:)`).

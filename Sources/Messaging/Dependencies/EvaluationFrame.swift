@@ -62,6 +62,9 @@ package final class EvaluationFrame {
     /// Whether the evaluation read a value that is not current (see
     /// ``readWhatIsNotCurrent()``).
     @exclusivity(unchecked) @usableFromInline package private(set) var isTainted = false
+    /// Whether the evaluation subscribes the property to new sources (not for a computation
+    /// aside, whose value is never current: see the property's state).
+    @exclusivity(unchecked) package var subscribes = true
 
     /// Whether a synthetic source the last evaluation read has a version other than the one it
     /// read, once brought up to date (in the order read; stops at the first), or gave a value
@@ -69,9 +72,8 @@ package final class EvaluationFrame {
     /// properties are used without exclusivity checks only in this module.)
     @usableFromInline
     package func sourceMoved() -> Bool {
-        // A copy: refreshing a source runs other properties' evaluations, and this property's
-        // too on this thread when it was overtaken and a source reads it, which rewrites
-        // `links`.
+        // A copy: refreshing a source runs other properties' evaluations, which may append to
+        // the array this one shares storage with.
         let links = links
         for index in links.indices {
             guard let refresh = links[index].refresh else { continue }
@@ -190,7 +192,7 @@ package final class EvaluationFrame {
             append(links[index])
             return
         }
-        source.addDependent(dependent.unsafelyUnwrapped)
+        if subscribes { source.addDependent(dependent.unsafelyUnwrapped) }
         append(SourceLink(source: source, refresh: refresh, version: 0))
     }
 

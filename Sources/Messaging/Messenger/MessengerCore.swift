@@ -728,7 +728,7 @@ extension MessengerCore: DependencySource {
     package var observationCountWhileLocked: Int { state.connections.liveCount }
 
     @usableFromInline package func addDependent(_ dependent: any Dependent) {
-        lock.withLock { dependents = DependentList.adding(dependent, to: dependents) }
+        lock.withLock { dependents = DependentList.adding(dependent, to: dependents, of: self) }
     }
 
     @usableFromInline package func removeDependent(_ dependent: ObjectIdentifier) {
