@@ -31,7 +31,7 @@ struct SyntheticStateTests {
         let step4 = state.wait(with: parker)
         #expect(step4)
         let end = state.finishEvaluation(changed: true, tainted: false, since: 0)
-        #expect(end.release.waiters.count == 1)
+        #expect(end.release.waiters?.count == 1)
         #expect(state.waiters.isEmpty)
         // Once it is valid, or nobody holds it, there is nothing to wait for.
         let waits = state.wait(with: parker)

@@ -159,8 +159,8 @@ extension Synthetic {
     /// Wakes the threads that waited for this thread to let go of the property.
     @inlinable
     func wake(_ release: SyntheticState.Release) {
-        if _slowPath(!release.waiters.isEmpty) {
-            for waiter in release.waiters { waiter.unpark() }
+        if _slowPath(release.waiters != nil) {
+            for waiter in release.waiters.unsafelyUnwrapped { waiter.unpark() }
         }
     }
 

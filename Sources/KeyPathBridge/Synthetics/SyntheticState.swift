@@ -126,7 +126,8 @@ struct SyntheticState {
     /// What ends a check or an evaluation: the waiters to wake (once the holder let go).
     @usableFromInline
     struct Release {
-        @usableFromInline var waiters: [Parker] = []
+        /// Nil when none waits (the common case: no array to retain and release).
+        @usableFromInline var waiters: [Parker]? = nil
     }
 
     /// After the holder's check (`since` the epoch it began at): valid again if no source moved

@@ -160,7 +160,7 @@ package enum DependencyTracking {
     @usableFromInline
     package static func beginWork(on node: AnyObject, since epoch: UInt64) -> ObjectIdentifier {
         ThreadContext.withThisThread { context in
-            context.work.append(WorkItem(node: .passUnretained(node), epoch: epoch))
+            context.work.push(WorkItem(node: .passUnretained(node), epoch: epoch))
             return ObjectIdentifier(context)
         }
     }
@@ -169,7 +169,7 @@ package enum DependencyTracking {
     /// starts again at `epoch` (a check that goes on to compute).
     @usableFromInline
     package static func restartWork(since epoch: UInt64, on thread: ObjectIdentifier) {
-        ThreadContext.with(thread) { $0.work[$0.work.count - 1].epoch = epoch }
+        ThreadContext.with(thread) { $0.work.restartInnermost(since: epoch) }
     }
 
     /// Ends the innermost work on `thread` (this one); the outermost runs the work queued
@@ -177,7 +177,7 @@ package enum DependencyTracking {
     @usableFromInline
     package static func endWork(on thread: ObjectIdentifier) {
         let mustPropagate = ThreadContext.with(thread) { context in
-            context.work.removeLast()
+            context.work.pop()
             return context.work.isEmpty && !context.queued.isEmpty
         }
         if mustPropagate { propagateQueuedWork() }
@@ -202,7 +202,7 @@ package enum DependencyTracking {
     /// The work on this thread's stack, outermost first: what it checks and computes, and
     /// the epoch at which each began.
     package static var workOfThisThread: [WorkItem] {
-        ThreadContext.current?.work ?? []
+        ThreadContext.current?.work.items ?? []
     }
 
     /// Whether `dependent` tells its dependents again, while stale, for the first time in
@@ -571,7 +571,7 @@ final class ThreadContext {
     @exclusivity(unchecked) var owedTurns: [any DeliveryTurns] = []
     @exclusivity(unchecked) var isPayingOwedTurns = false
     /// What the thread brings up to date, outermost first (see `DependencyTracking.beginWork`).
-    @exclusivity(unchecked) var work: [WorkItem] = []
+    @exclusivity(unchecked) var work = WorkStack()
     /// A property to wait for once the thread holds nothing (see `DependencyTracking.oweWait`).
     @exclusivity(unchecked) var owedWait: AnyObject?
     /// What marking under a source's lock loaded, released after unlocking (see
@@ -722,6 +722,46 @@ extension Array {
     fileprivate mutating func removeAllKeepingCapacity() {
         while popLast() != nil {}
     }
+}
+
+/// A thread's work stack (see `DependencyTracking.beginWork`): a buffer of its own, since a push
+/// and a pop come with every check and evaluation, and an array's cost several times theirs.
+struct WorkStack: ~Copyable {
+    private var storage = UnsafeMutablePointer<WorkItem>.allocate(capacity: 16)
+    private var capacity = 16
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always)
+    mutating func push(_ item: WorkItem) {
+        if _slowPath(count == capacity) { grow() }
+        (storage + count).initialize(to: item)
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func pop() {
+        count -= 1
+    }
+
+    /// The innermost item now starts at `epoch`.
+    mutating func restartInnermost(since epoch: UInt64) {
+        storage[count - 1].epoch = epoch
+    }
+
+    /// The items, outermost first.
+    var items: [WorkItem] { Array(UnsafeBufferPointer(start: storage, count: count)) }
+
+    private mutating func grow() {
+        let larger = UnsafeMutablePointer<WorkItem>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: storage, count: count)
+        storage.deallocate()
+        storage = larger
+        capacity *= 2
+    }
+
+    deinit { storage.deallocate() }
 }
 
 /// Objects retained once each, released together later: what marking under a source's lock
