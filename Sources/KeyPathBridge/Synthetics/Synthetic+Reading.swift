@@ -271,7 +271,7 @@ extension Synthetic {
         // evaluation of it with this frame can subscribe to it meanwhile (and lose that to this
         // late removal).
         for link in frame.finish() { link.source.removeDependent(ObjectIdentifier(self)) }
-        let tainted = frame.isTainted
+        let tainted = frame.readSomethingNotCurrent
         let rule = changeRule
         let (current, requeue, release) = core.lock.withLock {
             () -> (Bool, Bool, SyntheticState.Release) in

@@ -61,7 +61,12 @@ package final class EvaluationFrame {
     @exclusivity(unchecked) private var lastIdentity: ObjectIdentifier?
     /// Whether the evaluation read a value that is not current (see
     /// ``readWhatIsNotCurrent()``).
-    @exclusivity(unchecked) @usableFromInline package private(set) var isTainted = false
+    @exclusivity(unchecked) package private(set) var isTainted = false
+
+    /// ``isTainted``, read here: a read of the stored property from the property's inlined code
+    /// in another module would check exclusivity at run time (`swift_beginAccess`, about 40
+    /// instructions).
+    @usableFromInline package var readSomethingNotCurrent: Bool { isTainted }
     /// Whether the evaluation subscribes the property to new sources (not for a computation
     /// aside, whose value is never current: see the property's state).
     @exclusivity(unchecked) package var subscribes = true
