@@ -107,7 +107,7 @@ struct CoalescingTests {
             label.shown.append("\(person.firstName) \(person.lastName)")
         }
 
-        coalescer.batch {
+        batch {
             person.firstName = "Grace"
             person.lastName = "Hopper"
             #expect(label.shown.elements.isEmpty)
@@ -128,7 +128,7 @@ struct CoalescingTests {
             label.shown.append(person.firstName)
         }
         person.firstName = "before"
-        coalescer.batch { person.firstName = "in batch" }
+        batch { person.firstName = "in batch" }
         #expect(label.shown.elements == ["in batch"])
         scheduler.flush()
         #expect(label.shown.elements == ["in batch"])  // the scheduled flush skipped it
@@ -146,7 +146,7 @@ struct CoalescingTests {
         label.observeCoalesced(person, \.$firstName, \.$lastName, in: coalescer) { _, person in
             running += 1
             depth.append(running)
-            if person.lastName.count < 3 { coalescer.batch { person.lastName += "x" } }
+            if person.lastName.count < 3 { batch { person.lastName += "x" } }
             running -= 1
         }
         person.lastName = ""
@@ -259,7 +259,7 @@ struct CoalescingConcurrencyTests {
 
         concurrently(threads: 2) { thread in
             if thread == 0 {
-                coalescer.batch {
+                batch {
                     mine.name = "A"
                     insideBatch.signal()
                     otherThreadChanged.wait()
@@ -309,7 +309,7 @@ struct CoalescingConcurrencyTests {
                 scheduler.runTurn()
             } else {
                 flushStarted.wait()
-                coalescer.batch { second.name = "B" }
+                batch { second.name = "B" }
                 shownWhenTheBatchEnded.append(shower.shown.elements)
                 mayFinish.signal()
             }

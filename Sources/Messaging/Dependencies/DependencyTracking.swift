@@ -286,8 +286,9 @@ package enum DependencyTracking {
     }
 
     /// Runs the queued work, in order, including work queued while it runs, unless this thread
-    /// is already doing so further up the stack (that pass picks up what was queued) or is
-    /// evaluating (the outermost evaluation runs it when it ends).
+    /// is already doing so further up the stack (that pass picks up what was queued), is
+    /// evaluating (the outermost evaluation runs it when it ends) or is inside a ``batch(_:)``
+    /// (which runs it when it ends).
     @usableFromInline
     package static func propagateQueuedWork() {
         ThreadContext.withThisThread { propagateQueuedWork(in: $0) }
@@ -295,6 +296,12 @@ package enum DependencyTracking {
 
     /// `propagateQueuedWork()` on the thread whose context is `context` (this one).
     private static func propagateQueuedWork(in context: ThreadContext) {
+        guard context.batchDepth == 0 else { return }
+        runQueuedWork(in: context)
+    }
+
+    /// `propagateQueuedWork(in:)`, inside a batch too (the batch that ends runs it).
+    static func runQueuedWork(in context: ThreadContext) {
         guard !context.isPropagating, context.work.isEmpty, !context.queued.isEmpty else {
             return
         }
@@ -567,6 +574,10 @@ final class ThreadContext {
     }
     @exclusivity(unchecked) var queued: [any PropagationWork] = []
     @exclusivity(unchecked) var isPropagating = false
+    /// How many batches the thread is inside (see `batch(_:)`), and what joined the outermost
+    /// one, to run when it ends.
+    @exclusivity(unchecked) var batchDepth = 0
+    @exclusivity(unchecked) var joinedBatch: [(key: ObjectIdentifier, end: () -> Void)] = []
     /// Delivery turns the thread owes (see `OwedTurns`), and whether it is paying them.
     @exclusivity(unchecked) var owedTurns: [any DeliveryTurns] = []
     @exclusivity(unchecked) var isPayingOwedTurns = false

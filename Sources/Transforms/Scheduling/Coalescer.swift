@@ -28,6 +28,8 @@
 ///   they are running on it (a block that opens a batch): then in the next flush. A batch
 ///   belongs to its thread: changes made on other threads meanwhile go to the scheduler's
 ///   flushes, except to a block already waiting in the batch, which runs after them anyway.
+///   (The batch is Herald's one: it also holds back observed synthetic properties, which
+///   recompute and tell first.)
 /// - Stopping an observation does not cancel a block that is already scheduled (as in EBN).
 ///
 /// ``main`` uses the Dispatch main queue; tests create one on a ``TestScheduler``. Thread-safe:
@@ -48,27 +50,10 @@ public final class Coalescer: @unchecked Sendable {
         self.scheduler = scheduler
     }
 
-    /// Runs `body`, then at once (on this thread) every block this thread scheduled during it,
-    /// coalesced. Batches nest; the outermost one flushes.
-    ///
-    /// ```swift
-    /// coalescer.batch {
-    ///     model.firstName = "Ada"
-    ///     model.lastName = "Lovelace"
-    /// }   // the block observing both names ran once, here
-    /// ```
-    public func batch<Result>(_ body: () throws -> Result) rethrows -> Result {
-        let thread = Self.currentThread
-        lock.withLock { state.beginBatch(on: thread) }
-        defer {
-            if lock.withLock({ state.endBatch(on: thread) }) { runFlush(on: thread) }
-        }
-        return try body()
-    }
-
     /// Schedules `entry`'s block (see the rules above).
     package func schedule(_ entry: Entry) {
         let thread = Self.currentThread
+        if _slowPath(DependencyTracking.isInBatch) { joinBatch(on: thread) }
         // Most changes find their block already scheduled: cheap check first.
         if lock.withLock({ state.isSettled(entry, on: thread) }) { return }
         // Prepared outside the lock: the run takes strong references (an entry whose objects
@@ -76,6 +61,17 @@ public final class Coalescer: @unchecked Sendable {
         guard let run = entry.prepare() else { return }
         let action = lock.withLock { state.schedule(entry, run: run, on: thread) }
         if action == .requestFlush { requestFlush() }
+    }
+
+    /// Opens a batch of this coalescer on `thread` for the thread's ``batch(_:)``, unless one is
+    /// open for it already: it flushes when that batch ends.
+    private func joinBatch(on thread: CoalescingState.Thread) {
+        let joined = DependencyTracking.joinBatch(as: ObjectIdentifier(self)) {
+            if self.lock.withLock({ self.state.endBatch(on: thread) }) {
+                self.runFlush(on: thread)
+            }
+        }
+        if joined { lock.withLock { state.beginBatch(on: thread) } }
     }
 
     /// The blocks scheduled and not run yet.

@@ -9,7 +9,7 @@
 /// The rules:
 /// - A block is scheduled at most once until it runs (`Entry.isPending`); a block scheduled
 ///   again meanwhile runs after that change anyway.
-/// - Each thread has a stack of frames: the batches it opened (``Coalescer/batch(_:)``) and the
+/// - Each thread has a stack of frames: the batches it opened (``batch(_:)``) and the
 ///   flushes it runs, innermost last. A block scheduled on a thread goes to the innermost frame
 ///   outside every flush of that thread in which it ran (so it never runs inside itself, nor
 ///   twice in one flush): a batch (flushed on that thread when it ends), or a flush (it runs
