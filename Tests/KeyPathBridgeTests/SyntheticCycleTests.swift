@@ -28,6 +28,17 @@ final class Hidden: CustomReflectable {
     var customMirror: Mirror { Mirror(self, children: [:]) }
 }
 
+/// An owner with a mirror of its own, which counts how often it is asked for.
+final class MirrorCounting: CustomReflectable, @unchecked Sendable {
+    @ObservableVar var x = 1
+    @Synthetic({ (m: MirrorCounting) in m.x * 3 }) var triple: Int
+    private(set) var mirrorsMade = 0
+    var customMirror: Mirror {
+        mirrorsMade += 1
+        return Mirror(self, children: ["triple": _triple])
+    }
+}
+
 /// `p` = (count += 1; `s`), `s` = `p`: `p` overtakes itself (it changes what it read) on every
 /// evaluation, and is a cycle.
 final class SelfOvertaking: @unchecked Sendable {
@@ -231,6 +242,23 @@ struct SyntheticCycleTests {
         #expect(initials.debugName == "initials")
         contact.first = "Grace"
         #expect(initials.value == "GL")
+    }
+
+    @Test("a declared property, read first through its getter, is named after its declaration")
+    func aDeclaredPropertyIsNamedAfterItsDeclaration() {
+        let contact = Contact()
+        #expect(contact.fullName == "Ada Lovelace")
+        #expect(contact.$fullName.debugName == "fullName")
+    }
+
+    @Test("naming a property never runs its owner's custom mirror")
+    func namingAPropertyNeverRunsTheOwnersCustomMirror() {
+        let owner = MirrorCounting()
+        #expect(owner.triple == 3)
+        owner.x = 2
+        #expect(owner.triple == 6)
+        #expect(owner.$triple.debugName?.hasPrefix("<unnamed Int ") == true)
+        #expect(owner.mirrorsMade == 0)
     }
 
     @Test("a property that the owner's mirror hides, read first through its getter, has a name")

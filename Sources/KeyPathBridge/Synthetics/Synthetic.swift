@@ -86,7 +86,12 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @usableFromInline @exclusivity(unchecked) var told: Value?
     /// The owner, once known (not kept alive).
     @usableFromInline @exclusivity(unchecked) var owner = OwnerReference<Owner>()
+    /// The property's name, once known: given (`Synthetic(owner:name:_:)`, ``Inspector``) or
+    /// found when first needed (see `resolvedName`).
     @exclusivity(unchecked) private var name: String?
+    /// The key path the first access passed (the setter, `$name`), if it passed one: the name of
+    /// last resort.
+    @exclusivity(unchecked) private var nameKeyPath: AnyKeyPath?
     /// The thread binding the owner, while it observes the declared paths.
     @usableFromInline @exclusivity(unchecked) var binding: ObjectIdentifier?
     /// Whether the owner is bound and the declared paths observed (`isBound`, under the lock).
@@ -237,8 +242,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             // Retained for the read: the function it may run is the owner's code, which could
             // replace the storage (`_name`) meanwhile.
             let property = owner[keyPath: storageKeyPath]
-            // No key path is used here, so none is made on each read: the name comes from
-            // reflection.
+            // No key path is used here, so none is made on each read: the name is found when
+            // it is needed.
             if _slowPath(!property.isBound.load(ordering: .acquiring)) {
                 property.bindSlowly(to: owner, name: nil)
             }
@@ -272,22 +277,41 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         bindSlowly(to: owner, name: name())
     }
 
-    /// Binds the owner, naming the property by reflection. Where the owner's mirror does not
-    /// show it (a `CustomReflectable` owner), the name is `keyPath`'s description if the first
-    /// access passed one (the setter, `$name`), else made from the property's identity, so that
-    /// two such properties still differ in a cycle's message.
+    /// Binds the owner. The name is not looked for now (reflection over the owner's stored
+    /// properties costs more than the rest of making the property): only when a message or a
+    /// debugging tool needs it (see `resolvedName`).
     @usableFromInline @inline(never)
     func bindSlowly(to owner: Owner, name keyPath: AnyKeyPath?) {
-        let name =
-            propertyName(in: owner) ?? keyPath.map { String(describing: $0) }
-            ?? "<unnamed \(Value.self) \(ObjectIdentifier(self))>"
-        bind(to: owner, named: name)
+        bind(to: owner, named: nil, keyPath: keyPath)
     }
 
-    /// The name of the stored property of `owner` that holds this property (`_fullName`, named
-    /// `fullName`), found by reflection, once.
+    /// The property's name: the one it was given, else the name of the stored property of its
+    /// owner that holds it (`_fullName`, named `fullName`), found by reflection once and kept.
+    /// Where reflection does not show it (the owner died, or is `CustomReflectable`: its mirror
+    /// is its own code, which this may not run, under a lock), the description of the key path
+    /// the first access passed (the setter, `$name`), else a name made from the property's
+    /// identity, so that two such properties still differ in a cycle's message. `nil` until the
+    /// owner is bound.
+    func resolvedName() -> String? {
+        let (known, owner, keyPath, isBound) = core.lock.withLock {
+            (name, self.owner.object, nameKeyPath, bound || binding != nil)
+        }
+        if let known { return known }
+        guard isBound else { return nil }
+        let found =
+            owner.flatMap(propertyName(in:)) ?? keyPath.map { String(describing: $0) }
+            ?? "<unnamed \(Value.self) \(ObjectIdentifier(self))>"
+        return core.lock.withLock {
+            if name == nil { name = found }
+            return name
+        }
+    }
+
+    /// The name of the stored property of `owner` that holds this property, by reflection
+    /// (never through a custom mirror).
     private func propertyName(in owner: Owner) -> String? {
-        ObservableProperties.storedProperties(of: owner).first {
+        guard !(owner is CustomReflectable) else { return nil }
+        return ObservableProperties.storedProperties(of: owner).first {
             ($0.value as? Synthetic) === self
         }?.name
     }
@@ -301,12 +325,14 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// they are, as is one the binding thread computed (re-entering the property while observing
     /// a path) before the last path was observed. A value set meanwhile stands.
     @usableFromInline
-    func bind(to owner: Owner, named name: String) {
+    func bind(to owner: Owner, named name: String?, keyPath: AnyKeyPath? = nil) {
         let thread = DependencyTracking.thisThread
         let mustWire = core.lock.withLock { () -> Bool in
+            // A name given later (by `Inspector`, say) saves looking for one.
+            if self.name == nil, let name { self.name = name }
             guard !bound, binding == nil else { return false }
             self.owner.set(owner)
-            self.name = name
+            nameKeyPath = keyPath
             binding = thread
             return true
         }
@@ -392,8 +418,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         changeRule.isChange(from: old, to: new)
     }
 
-    /// The property's name, once it is known.
-    public var debugName: String? { core.lock.withLock { name } }
+    /// The property's name (`fullName`), once its owner is known.
+    public var debugName: String? { resolvedName() }
 
     // MARK: Observed means eager
 
@@ -470,8 +496,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
 
 extension Synthetic: SyntheticNode {
     @usableFromInline var nodeName: String {
-        let name = core.lock.withLock { self.name } ?? "?"
-        return "\(Owner.self).\(name)"
+        "\(Owner.self).\(resolvedName() ?? "?")"
     }
 
     @usableFromInline var epochNow: UInt64 { core.lock.withLock { state.epoch } }
