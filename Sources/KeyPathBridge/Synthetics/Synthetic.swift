@@ -77,7 +77,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @usableFromInline let changeRule: ChangeRule<Value>
     /// The paths the property is declared to depend on, and their observations (made when the
     /// owner is known).
-    private let declared: [SyntheticDependency<Owner>]
+    let declared: [SyntheticDependency<Owner>]
     // Guarded by the core's lock.
     @usableFromInline @exclusivity(unchecked) var state = SyntheticState()
     /// The cached value (valid or not), if there is one.
@@ -88,14 +88,14 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @usableFromInline @exclusivity(unchecked) var owner = OwnerReference<Owner>()
     /// The property's name, once known: given (`Synthetic(owner:name:_:)`, ``Inspector``) or
     /// found when first needed (see `resolvedName`).
-    @exclusivity(unchecked) private var name: String?
+    @exclusivity(unchecked) var name: String?
     /// The key path the first access passed (the setter, `$name`), if it passed one: the name of
     /// last resort.
-    @exclusivity(unchecked) private var nameKeyPath: AnyKeyPath?
+    @exclusivity(unchecked) var nameKeyPath: AnyKeyPath?
     /// The thread binding the owner, while it observes the declared paths.
     @usableFromInline @exclusivity(unchecked) var binding: ObjectIdentifier?
     /// Whether the owner is bound and the declared paths observed (`isBound`, under the lock).
-    @exclusivity(unchecked) private var bound = false
+    @exclusivity(unchecked) var bound = false
     /// Whether a value was computed while the declared paths were being observed, which a change
     /// along them may have missed (see `bind(to:named:)`).
     @usableFromInline @exclusivity(unchecked) var computedDuringBinding = false
@@ -104,7 +104,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @usableFromInline @exclusivity(unchecked) var pathsLeftToObserve = 0
     /// Who set the value that the observers are to be told of next (a hybrid set).
     @usableFromInline @exclusivity(unchecked) var setter: AnyAuthor?
-    @exclusivity(unchecked) private(set) var declaredObservations: [AnyObject] = []
+    @exclusivity(unchecked) var declaredObservations: [AnyObject] = []
     /// Its evaluations' frame, which keeps what the last one read (see `EvaluationFrame`).
     @usableFromInline let frame = EvaluationFrame()
     /// `tellObservers()`, specialized (see `init(compute:changeRule:dependencies:tell:)`).
@@ -268,99 +268,6 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         return property
     }
 
-    // MARK: The owner
-
-    /// Learns the owner (once): every way to the property passes it.
-    @inlinable @inline(__always)
-    func bind(to owner: Owner, name: @autoclosure () -> AnyKeyPath) {
-        if _fastPath(isBound.load(ordering: .acquiring)) { return }
-        bindSlowly(to: owner, name: name())
-    }
-
-    /// Binds the owner. The name is not looked for now (reflection over the owner's stored
-    /// properties costs more than the rest of making the property): only when a message or a
-    /// debugging tool needs it (see `resolvedName`).
-    @usableFromInline @inline(never)
-    func bindSlowly(to owner: Owner, name keyPath: AnyKeyPath?) {
-        bind(to: owner, named: nil, keyPath: keyPath)
-    }
-
-    /// The property's name: the one it was given, else the name of the stored property of its
-    /// owner that holds it (`_fullName`, named `fullName`), found by reflection once and kept.
-    /// Where reflection does not show it (the owner died, or is `CustomReflectable`: its mirror
-    /// is its own code, which this may not run, under a lock), the description of the key path
-    /// the first access passed (the setter, `$name`), else a name made from the property's
-    /// identity, so that two such properties still differ in a cycle's message. `nil` until the
-    /// owner is bound.
-    func resolvedName() -> String? {
-        let (known, owner, keyPath, isBound) = core.lock.withLock {
-            (name, self.owner.object, nameKeyPath, bound || binding != nil)
-        }
-        if let known { return known }
-        guard isBound else { return nil }
-        let found =
-            owner.flatMap(propertyName(in:)) ?? keyPath.map { String(describing: $0) }
-            ?? "<unnamed \(Value.self) \(ObjectIdentifier(self))>"
-        return core.lock.withLock {
-            if name == nil { name = found }
-            return name
-        }
-    }
-
-    /// The name of the stored property of `owner` that holds this property, by reflection
-    /// (never through a custom mirror).
-    private func propertyName(in owner: Owner) -> String? {
-        guard !(owner is CustomReflectable) else { return nil }
-        return ObservableProperties.storedProperties(of: owner).first {
-            ($0.value as? Synthetic) === self
-        }?.name
-    }
-
-    /// Learns the owner and the property's name, and starts observing the declared paths.
-    ///
-    /// Another thread that reaches the property meanwhile does not wait for the paths to be
-    /// observed (observing them may wait for that very thread, computing a property along
-    /// them): it reads the property at once. A change along the paths before they are observed
-    /// would then be missed, so a value another thread computed meanwhile is invalidated once
-    /// they are, as is one the binding thread computed (re-entering the property while observing
-    /// a path) before the last path was observed. A value set meanwhile stands.
-    @usableFromInline
-    func bind(to owner: Owner, named name: String?, keyPath: AnyKeyPath? = nil) {
-        let thread = DependencyTracking.thisThread
-        let mustWire = core.lock.withLock { () -> Bool in
-            // A name given later (by `Inspector`, say) saves looking for one.
-            if self.name == nil, let name { self.name = name }
-            guard !bound, binding == nil else { return false }
-            self.owner.set(owner)
-            nameKeyPath = keyPath
-            binding = thread
-            return true
-        }
-        guard mustWire else { return }
-        // Wiring a path reads properties: they are not dependencies of an evaluation that
-        // happens to be the first to reach this property.
-        let this = NativeWeak(self)
-        let observations = DependencyTracking.withoutFrames {
-            declared.indices.map { index in
-                core.lock.withLock { pathsLeftToObserve = declared.count - 1 - index }
-                return declared[index].observe(from: owner) { this.object?.invalidate() }
-            }
-        }
-        let computedMeanwhile = core.lock.withLock { () -> Bool in
-            declaredObservations = observations
-            binding = nil
-            bound = true
-            defer {
-                computedDuringBinding = false
-                pathsLeftToObserve = 0
-            }
-            let computing = state.phase.holder
-            return computedDuringBinding || (computing != nil && computing != thread)
-        }
-        isBound.store(true, ordering: .releasing)
-        if computedMeanwhile && !declared.isEmpty { invalidate() }
-    }
-
     // MARK: Changing
 
     /// Invalidates the value: the next read computes it again (at once if it is observed), and
@@ -491,76 +398,6 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
 
     deinit {
         frame.forgetSources(of: ObjectIdentifier(self))
-    }
-}
-
-extension Synthetic: SyntheticNode {
-    @usableFromInline var nodeName: String {
-        "\(Owner.self).\(resolvedName() ?? "?")"
-    }
-
-    @usableFromInline var epochNow: UInt64 { core.lock.withLock { state.epoch } }
-
-    @usableFromInline package func sourceChanged(definitely: Bool, marking: UInt64)
-        -> SourceChange
-    {
-        // Only on a thread inside an evaluation: a function that writes what it read.
-        if _slowPath(DependencyTracking.currentFrame != nil),
-            let written = DependencyTracking.changesWhatIsRead(by: self)
-        {
-            reportWrite(of: written)
-        }
-        let (action, setter) = core.lock.withLock {
-            () -> (SyntheticState.MarkAction, AnyAuthor?) in
-            // The value told next is no longer the one that was set. (Its setter is released
-            // after the locks: it may be any object.)
-            defer { self.setter = nil }
-            // A set is counted (releasing) under its property's lock once made: a marking that
-            // loads the count after that tells what the set made valid.
-            let sets = SyntheticState.setsOverStale.load(ordering: .acquiring)
-            let action = state.mark(
-                definitely: definitely, marking: marking, setsOverStale: sets)
-            return (action, self.setter)
-        }
-        guard _slowPath(action.retells),
-            !DependencyTracking.firstRetelling(by: ObjectIdentifier(self), in: marking)
-        else {
-            return SourceChange(
-                dependents: action.dependents, mustPropagate: action.enqueue, released: setter)
-        }
-        return SourceChange(dependents: nil, mustPropagate: action.enqueue, released: setter)
-    }
-
-    /// Stops the process: the function wrote `source`, which its evaluation read.
-    private func reportWrite(of source: ObjectIdentifier) -> Never {
-        // Under the written source's lock: no user code, so not a custom mirror (which could
-        // read the source, and wait for that lock).
-        let owner = core.lock.withLock { self.owner.object }.flatMap {
-            $0 is CustomReflectable ? nil : $0
-        }
-        let name = owner.flatMap { owner in
-            ObservableProperties.storedProperties(of: owner).first {
-                ($0.value as? DependencySourceHolder)?.heldDependencySource == source
-                    || ($0.value as? any SyntheticNode).map(ObjectIdentifier.init) == source
-            }.map { "\(Owner.self).\($0.name)" }
-        }
-        SyntheticCycle.reportWrite(of: name ?? "a property", readBy: self)
-    }
-
-    @usableFromInline package func addDependent(_ dependent: any Dependent) {
-        core.lock.withLock {
-            state.dependents = DependentList.adding(dependent, to: state.dependents, of: self)
-        }
-    }
-
-    @usableFromInline package func removeDependent(_ dependent: ObjectIdentifier) {
-        core.lock.withLock {
-            state.dependents = DependentList.removing(dependent, from: state.dependents)
-        }
-    }
-
-    @usableFromInline package func propagate() {
-        tell(self)
     }
 }
 
