@@ -5,30 +5,6 @@ import Testing
 
 @testable import KeyPathBridge
 
-/// Stops the runs of a function whose numbers (0 first) are in `stops`, until released.
-private final class RunGate: @unchecked Sendable {
-    private let runs = Atomic<Int>(0)
-    private let stops: [Int]
-    private let entered: [DispatchSemaphore]
-    private let released: [DispatchSemaphore]
-
-    init(stops: [Int]) {
-        self.stops = stops
-        entered = stops.map { _ in DispatchSemaphore(value: 0) }
-        released = stops.map { _ in DispatchSemaphore(value: 0) }
-    }
-
-    func pass() {
-        let run = runs.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
-        guard let index = stops.firstIndex(of: run) else { return }
-        entered[index].signal()
-        released[index].wait()
-    }
-
-    func waitUntilStopped(atRun run: Int) { entered[stops.firstIndex(of: run)!].wait() }
-    func release(run: Int) { released[stops.firstIndex(of: run)!].signal() }
-}
-
 private final class AsideModel: @unchecked Sendable {
     let gate: RunGate
     init(stops: [Int]) { gate = RunGate(stops: stops) }
@@ -57,20 +33,6 @@ private final class DropModel: @unchecked Sendable {
     @Synthetic({ (model: DropModel) in model.p + model.z }) var r: Int
 }
 
-/// Runs `body` on a new thread; `finished(within:)` waits for it.
-private final class ProofThread: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    init(_ body: @escaping @Sendable () -> Void) {
-        Thread { [done] in
-            body()
-            done.signal()
-        }.start()
-    }
-    func finished(within seconds: Double) -> Bool {
-        done.wait(timeout: .now() + seconds) == .success
-    }
-}
-
 /// A value computed aside (by a thread inside an evaluation, while another thread holds the
 /// property) is never what a result is stored from: a check through it sees the new value, and
 /// nothing stays valid on it once its sources change.
@@ -83,7 +45,7 @@ struct SyntheticAsideConcurrencyTests {
         let box = UncheckedBox(model)
         #expect(model.reader == 11)
         model.base = 2  // slow invalid, reader may be stale
-        let holder = ProofThread { _ = box.value.slow }  // run 1: holds slow
+        let holder = FinishingThread { _ = box.value.slow }  // run 1: holds slow
         model.gate.waitUntilStopped(atRun: 1)
         // This thread checks reader; slow is held elsewhere: computed aside (run 2), 20.
         let got = model.reader
@@ -99,7 +61,7 @@ struct SyntheticAsideConcurrencyTests {
     @Test func aValueComputedFromAnAsideHearsOfALaterChange() {
         let model = AsideModel(stops: [0])
         let box = UncheckedBox(model)
-        let holder = ProofThread { _ = box.value.slow }  // run 0: holds slow
+        let holder = FinishingThread { _ = box.value.slow }  // run 0: holds slow
         model.gate.waitUntilStopped(atRun: 0)
         #expect(model.reader == 11)  // slow computed aside (run 1); reader stored
         model.base = 2
@@ -117,12 +79,12 @@ struct SyntheticAsideConcurrencyTests {
         let box = UncheckedBox(model)
         #expect(model.r == 0)  // p (run 0) read flag and x
         model.flag = false
-        let holder = ProofThread { _ = box.value.p }  // run 1: reads flag, y; stops
+        let holder = FinishingThread { _ = box.value.p }  // run 1: reads flag, y; stops
         model.gate.waitUntilStopped(atRun: 1)
         model.flag = true  // overtakes run 1
         model.z = 100  // r must compute
         let got = Recording<Int>()
-        let inside = ProofThread { got.append(box.value.r) }  // p aside, run 2: flag, x; stops
+        let inside = FinishingThread { got.append(box.value.r) }  // p aside, run 2: flag, x; stops
         model.gate.waitUntilStopped(atRun: 2)
         model.gate.release(run: 1)
         #expect(holder.finished(within: 10))  // dropped x: unsubscribed p from it

@@ -270,6 +270,12 @@ struct SyntheticCycleTests {
         #expect(names.allSatisfy { $0?.hasPrefix("<unnamed Int ") == true })
         #expect(names[0] != names[1])
     }
+
+    @Test("the cycle message names the properties of the cycle")
+    func theCycleMessageNamesThePropertiesOfTheCycleInOrder() {
+        let message = SyntheticCycle.message(cycle: ["A.b", "A.c", "A.b"])
+        #expect(message.hasPrefix("Herald: synthetic property cycle: A.b → A.c → A.b."))
+    }
 }
 
 /// A cycle spread over threads is reported as one, not a hang; threads that wait for each other

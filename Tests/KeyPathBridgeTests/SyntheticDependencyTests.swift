@@ -21,6 +21,40 @@ private final class OFDeclaring: @unchecked Sendable {
     var wiring: Int
 }
 
+/// A function that starts an observation, sets a variable (observed, with an observed dependent)
+/// and invalidates, then reads `after`.
+private final class OFObserving: @unchecked Sendable {
+    let observer = TestObserver()
+    let problems = Recording<String>()
+    nonisolated(unsafe) var runs = 0
+    @ObservableVar var watchedSource = 1
+    @ObservableVar var log = 0
+    @ObservableVar var readByLogObserver = 0
+    @ObservableVar var readByDependentObserver = 0
+    @ObservableVar var viaKeyPath = 5
+    @ObservableVar var after = 7
+    @Synthetic({ (m: OFObserving) in
+        if DependencyTracking.currentFrame?.takeUnretainedValue().parent != nil {
+            m.problems.append("watched sees a parent frame")
+        }
+        return m.watchedSource * 2
+    })
+    var watched: Int
+    @Synthetic({ (m: OFObserving) in m.log + 1 }) var fromLog: Int
+    @Synthetic({ (m: OFObserving) in m.after - 1 }) var invalidatedInside: Int
+    @Synthetic({ (m: OFObserving) in
+        let mine = openFrame()
+        m.observer.observe(m.$watched) { _ in }  // evaluates `watched`, the frames hidden
+        m.runs += 1
+        m.log = m.runs  // its observer runs here; its dependent's observer after the evaluation
+        m.$invalidatedInside.invalidate()
+        m.observer.stopObserving(m.$watched)
+        if mine != openFrame() { m.problems.append("host's frame not restored") }
+        return m[keyPath: \OFObserving.viaKeyPath] + m.after
+    })
+    var host: Int
+}
+
 /// A synthetic property whose function writes a variable (a side effect: a log).
 final class Logging {
     @ObservableVar var input = 1
@@ -218,5 +252,106 @@ struct SyntheticDependencyTests {
         #expect(Inspector(cube).validSyntheticProperties.sorted() == ["area", "volume"])
         cube.invalidateAllSyntheticProperties()
         #expect(Inspector(cube).invalidSyntheticProperties.sorted() == ["area", "volume"])
+    }
+
+    /// After each batch of writes, `branch` (or `top`) must equal its value computed from
+    /// scratch, must have run exactly when a source it read changed (directly, or through a
+    /// synthetic source whose value changed), and every source's dependents list must hold
+    /// `branch` exactly when the last evaluation read it.
+    @Test("branchy dependencies: values, exact evaluation counts and dependents lists")
+    func aBranchyPropertyRunsExactlyWhenWhatItReadChangedAndDependsOnWhatItLastRead() {
+        let model = PCBranchy()
+        var random = SeededGenerator(seed: 0xB4A_17C4)
+        let branch = ObjectIdentifier(model.$branch)
+        let top = ObjectIdentifier(model.$top)
+        var values = model.values
+        #expect(model.branch == values.branch.value)
+        #expect(model.top == values.top)
+        for step in 0..<3000 {
+            let before = values
+            let counts = model.evaluationCounts
+            var written: Set<PCSource> = []
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let source = PCSource.base.randomElement(using: &random)!
+                let value = Int.random(in: 0...(source == .flag ? 9 : 5), using: &random)
+                guard value != values[source] else { continue }
+                values[source] = value
+                written.insert(source)
+                model.write(source, value)
+            }
+            // `top` is read every step (so that its baseline is the last step), before or after
+            // `branch`.
+            let readTop = true
+            let expected = values.branch
+            if step % 2 == 0 {
+                #expect(model.top == values.top, "step \(step)")
+                #expect(model.branch == expected.value, "step \(step)")
+            } else {
+                #expect(model.branch == expected.value, "step \(step)")
+                #expect(model.top == values.top, "step \(step)")
+            }
+            // `branch` ran iff a variable it read was written or a synthetic source it read
+            // changed its value.
+            let read = before.branch.read
+            let mustRun =
+                !read.intersection(written).isEmpty
+                || read.contains { PCSource.synthetic.contains($0) && before[$0] != values[$0] }
+            let ran = model.$branch.evaluationCount - counts[3]
+            #expect(ran == (mustRun ? 1 : 0), "step \(step): read \(read), wrote \(written)")
+            if readTop {
+                let topMustRun =
+                    before.branch.value != expected.value || before.a * 2 != values.a * 2
+                #expect(
+                    model.$top.evaluationCount - counts[4] == (topMustRun ? 1 : 0), "step \(step)")
+            }
+            // The dependents lists agree with what the last evaluation read.
+            for source in PCSource.allCases {
+                let dependents = model.dependents(of: source)
+                #expect(
+                    dependents.contains(branch) == expected.read.contains(source),
+                    "step \(step): \(source) \(expected.read)")
+                if source == .twiceA && readTop { #expect(dependents.contains(top)) }
+            }
+        }
+    }
+
+    @Test("after an inner evaluation ends (chain, diamond), the outer's reads go to the outer")
+    func afterAnInnerEvaluationEndsTheOutersReadsAreItsDependencies() {
+        let m = OFNest()
+        #expect(m.outer == (2 + 10) + 4 + 100)
+        #expect(openFrame() == nil)
+        m.c = 200  // read by outer only, after the inner evaluations ended
+        #expect(!m.$outer.isValid && m.$inner.isValid && m.$middle.isValid && m.$side.isValid)
+        #expect(m.outer == 216)
+        m.b = 20
+        #expect(m.$inner.isValid && m.$side.isValid && !m.$middle.isValid && !m.$outer.isValid)
+        #expect(m.outer == 226)
+        m.a = 2
+        #expect(m.outer == (3 + 20) + 6 + 200)
+        #expect(m.problems.elements.isEmpty, "\(m.problems.elements)")
+    }
+
+    @Test("observers inside an evaluation: frames hidden, then restored; later ones record nothing")
+    func whatObserversReadInsideAnEvaluationIsNoDependencyBarTheSetVariablesOwn() {
+        let m = OFObserving()
+        let outside = TestObserver()
+        outside.observe(m.$log) { _ in _ = m.readByLogObserver }
+        outside.observe(m.$fromLog) { _ in
+            if openFrame() != nil { m.problems.append("deferred observer sees a frame") }
+            _ = m.readByDependentObserver
+        }
+        outside.observe(m.$invalidatedInside) { _ in }
+        #expect(m.host == 12 && openFrame() == nil)
+        m.watchedSource = 2  // read only with the frames hidden
+        m.readByDependentObserver = 1  // read by an observer told after the evaluation
+        #expect(m.$host.isValid)
+        m.after = 8
+        #expect(!m.$host.isValid && m.host == 13)
+        m.viaKeyPath = 6
+        #expect(!m.$host.isValid && m.host == 14)
+        // Documented: what the set variable's own observer reads counts as read by the function.
+        m.readByLogObserver = 1
+        #expect(!m.$host.isValid)
+        #expect(m.problems.elements.isEmpty, "\(m.problems.elements)")
     }
 }

@@ -15,6 +15,11 @@ import Testing
     import Musl
 #endif
 
+/// How many rounds of thread-local destructors `aDestructorRunningAfterHeraldsMayUseHerald` uses Herald in
+/// (PC_DESTRUCTOR_ROUNDS, default 2; 3 crashes the thread sanitizer, 4 leaks).
+private let pcDestructorRounds =
+    Int(ProcessInfo.processInfo.environment["PC_DESTRUCTOR_ROUNDS"] ?? "") ?? 2
+
 /// A lock-protected slot whose object threads swap and copy out.
 final class PCSlot<Object: AnyObject>: @unchecked Sendable {
     private let lock = NSLock()
@@ -800,6 +805,47 @@ struct SyntheticLifetimeTests {
         #expect(fresh.twice == 12)
         #expect(heard.elements == [12])
     }
+
+    /// The setter of a hybrid set (the `released` of a marking) and the dependents lists that
+    /// marking hands over are freed on every marking path: a variable's change (kept alive
+    /// under its lock), a manual invalidation, and nested marking below it.
+    @Test("marking hands over setters and dependents lists once: all freed")
+    func markingFreesTheSettersAndDependentsListsItHandsOver() {
+        let authors = PCCounter()
+        weak var list: DependentList?
+        weak var nestedList: DependentList?
+        do {
+            let model = PCBranchy()
+            let observer = TestObserver()
+            model.flag = 1  // branch reads twiceA, d, bc, parityA
+            observer.observe(model.$top) { _ in }
+            observer.observe(model.$branch) { _ in }
+            observer.observe(model.$bc) { _ in }
+            list = model.$d.core.lock.withLock { model.$d.core.dependents }
+            nestedList = model.$bc.core.lock.withLock { model.$bc.state.dependents }
+            #expect(list != nil && nestedList != nil)
+            for round in 0..<50 {
+                // Setters on observed properties are kept until the next marking releases them.
+                model.$bc.set(
+                    500 + round, as: OnDeinit { authors.add() })
+                model.$branch.set(
+                    900 + round, as: OnDeinit { authors.add() })
+                switch round % 4 {
+                case 0: model.b += 1  // marks bc (definitely), branch and top (maybe)
+                case 1: model.$bc.invalidate()  // marks bc, then nested: branch, top
+                case 2: model.$twiceA.invalidate()  // nested marking reaches branch's setter
+                default: model.d += 1
+                }
+            }
+            model.$bc.invalidate()
+            model.$branch.invalidate()
+            #expect(model.top == model.values.top)
+            observer.stopObserving()
+        }
+        #expect(authors.count == 100)
+        #expect(list == nil)
+        #expect(nestedList == nil)
+    }
 }
 
 /// Properties and owners freed while other threads read, check, mark and observe them; threads
@@ -1071,5 +1117,101 @@ struct SyntheticLifetimeConcurrencyTests {
             precondition(model.top == model.values.top)
             precondition(heard.elements.last == model.top)
         }
+    }
+
+    /// A thread-local value of the test's own, whose destructor runs after Herald's has let the
+    /// thread's context go (a key made later is destroyed later), and again in the next round of
+    /// destructors: its deinit reads synthetic properties (evaluating them), sets a variable
+    /// whose observed synthetic dependents propagate, invalidates and sets (hybrid). It gets
+    /// fresh contexts, which are freed too, and observers hear the right values.
+    @Test("deinit code run by a thread-local destructor after Herald's uses Herald")
+    func aDestructorRunningAfterHeraldsMayUseHerald() {
+        _ = DependencyTracking.thisThread  // Herald's key exists first
+        final class Trace: @unchecked Sendable {
+            let lock = NSLock()
+            var log: [String] = []
+            var contexts: [WeakBox<ThreadContext>] = []
+            var hadContextOnEntry: [Bool] = []
+            var temporaries: [WeakBox<PCBranchy>] = []
+            func add(_ line: String) {
+                lock.lock()
+                log.append(line)
+                lock.unlock()
+            }
+        }
+        let trace = Trace()
+        let model = PCBranchy()
+        let observer = TestObserver()
+        observer.observe(model.$top) { trace.add("top \($0.new)") }
+        observer.observe(model.$bc) { trace.add("bc \($0.new)") }
+        let box = UncheckedBox(model)
+        final class Payload {
+            let rounds: Int
+            let work: () -> Void
+            init(rounds: Int, work: @escaping () -> Void) {
+                self.rounds = rounds
+                self.work = work
+            }
+        }
+        nonisolated(unsafe) var key = pthread_key_t()
+        let status = pthread_key_create(&key) { pointer in
+            #if canImport(Darwin)
+                let payload = Unmanaged<Payload>.fromOpaque(pointer).takeRetainedValue()
+            #else
+                let payload = Unmanaged<Payload>.fromOpaque(pointer!).takeRetainedValue()
+            #endif
+            payload.work()
+            if payload.rounds > 1 {
+                // Run again in the next round of destructors (after Herald's again).
+                let again = Payload(rounds: payload.rounds - 1, work: payload.work)
+                pthread_setspecific(globalPCKey, Unmanaged.passRetained(again).toOpaque())
+            }
+        }
+        precondition(status == 0)
+        globalPCKey = key
+        defer { pthread_key_delete(key) }
+        let expectedBefore = model.top
+        runOnThreadAndJoin {
+            let model = box.value
+            _ = model.top  // this thread has a context
+            let payload = Payload(rounds: pcDestructorRounds) {
+                trace.lock.lock()
+                trace.hadContextOnEntry.append(ThreadContext.current != nil)
+                trace.lock.unlock()
+                model.a += 1
+                model.flag = (model.flag + 1) % 5
+                _ = model.branch
+                model.$twiceA.invalidate()
+                model.$bc.set(77, as: model.$bc)
+                model.b += 1
+                // An owner made, observed and freed here, in the destructor.
+                do {
+                    let temporary = PCBranchy()
+                    trace.lock.lock()
+                    trace.temporaries.append(WeakBox(temporary))
+                    trace.lock.unlock()
+                    observer.observe(temporary.$top) { trace.add("temporary top \($0.new)") }
+                    temporary.a = 3
+                    _ = temporary.top
+                }
+                let context = ThreadContext.current
+                trace.lock.lock()
+                if let context { trace.contexts.append(WeakBox(context)) }
+                trace.lock.unlock()
+            }
+            pthread_setspecific(globalPCKey, Unmanaged.passRetained(payload).toOpaque())
+        }
+        _ = expectedBefore
+        #expect(trace.contexts.count == pcDestructorRounds)
+        #expect(trace.contexts.allSatisfy { $0.isFreed })
+        #expect(trace.temporaries.count == pcDestructorRounds)
+        #expect(trace.temporaries.allSatisfy { $0.isFreed })
+        #expect(trace.log.filter { $0 == "temporary top 39" }.count == pcDestructorRounds)
+        print(
+            "aDestructorRunningAfterHeraldsMayUseHerald: had a context on entry: \(trace.hadContextOnEntry)"
+        )
+        #expect(model.top == model.values.top)
+        #expect(trace.log.last(where: { $0.hasPrefix("top") }) == "top \(model.top)")
+        #expect(trace.log.last(where: { $0.hasPrefix("bc") }) == "bc \(model.bc)")
     }
 }

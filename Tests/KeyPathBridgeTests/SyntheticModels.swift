@@ -423,3 +423,41 @@ final class LAHolder: @unchecked Sendable {
     }
     deinit { deaths.add() }
 }
+
+/// The frame open on this thread, as reads find it (the C thread-local variable).
+func openFrame() -> UnsafeMutableRawPointer? { DependencyTracking.currentFrame?.toOpaque() }
+
+/// A chain and a diamond under one outer property, which reads `c` after the inner ones end.
+final class OFNest: @unchecked Sendable {
+    let problems = Recording<String>()
+    @ObservableVar var a = 1
+    @ObservableVar var b = 10
+    @ObservableVar var c = 100
+    @Synthetic({ (m: OFNest) in m.a + 1 }) var inner: Int
+    @Synthetic({ (m: OFNest) in m.inner + m.b }) var middle: Int
+    @Synthetic({ (m: OFNest) in m.inner * 2 }) var side: Int
+    @Synthetic({ (m: OFNest) in
+        let mine = openFrame()
+        let value = m.middle + m.side
+        if mine == nil || mine != openFrame() { m.problems.append("outer lost its frame") }
+        return value + m.c
+    })
+    var outer: Int
+}
+
+/// What the sources of a `PCBranchy` list as their dependents (a variable's list, and a synthetic
+/// property's `state`).
+extension PCBranchy {
+    /// The live dependents of `source`, by identity.
+    func dependents(of source: PCSource) -> Set<ObjectIdentifier> {
+        let list: DependentList?
+        if PCSource.base.contains(source) {
+            let core = variable(source).core
+            list = core.lock.withLock { core.dependents }
+        } else {
+            let property = synthetic(source)
+            list = property.core.lock.withLock { property.state.dependents }
+        }
+        return Set((list?.entries ?? []).filter(\.isLive).map(\.identity))
+    }
+}

@@ -9,6 +9,17 @@ import Testing
 struct SyntheticStateTests {
     private let me = ObjectIdentifier(Parker())
     private let other = ObjectIdentifier(Parker())
+    private final class OverStaleOwner {}
+
+    /// A state that was computed and has a dependent.
+    private func computedWithADependent() -> SyntheticState {
+        var state = SyntheticState()
+        _ = state.beginRead(by: ObjectIdentifier(OverStaleOwner()), knownNotReentering: true)
+        _ = state.finishEvaluation(changed: true, tainted: false, since: 0)
+        state.dependents = DependentList.adding(
+            Synthetic<OverStaleOwner, Int>({ _ in 0 }), to: nil, of: OverStaleOwner())
+        return state
+    }
 
     @Test func aFirstReadComputesAndHoldsTheProperty() {
         var state = SyntheticState()
@@ -110,5 +121,50 @@ struct SyntheticStateTests {
         #expect(known == .evaluate(since: 1))
         state.finishAside()
         #expect(state.asides == 0)
+    }
+
+    // A property set over stale sources (see `SyntheticState.set(changed:)`).
+
+    @Test func aStalePropertyTellsItsDependentsAgainAfterASetOverStale() {
+        var state = computedWithADependent()
+        // Was valid: tells. Told then: does not. A set since: tells. Told again: does not.
+        #expect(state.mark(definitely: true, marking: 1, setsOverStale: 0).dependents != nil)
+        #expect(state.mark(definitely: true, marking: 2, setsOverStale: 0).dependents == nil)
+        #expect(state.mark(definitely: true, marking: 3, setsOverStale: 1).dependents != nil)
+        #expect(state.mark(definitely: true, marking: 4, setsOverStale: 1).dependents == nil)
+    }
+
+    @Test func aSetOverStaleSourcesIsInvalidatedByAnyChangeAbove() {
+        var state = computedWithADependent()
+        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
+        #expect(state.set(changed: true).overStale)
+        _ = state.mark(definitely: false, marking: 2, setsOverStale: 1)
+        #expect(state.freshness == .invalid)
+        // A set over a computed valid value is not over stale sources: a change above may
+        // leave it.
+        var computed = computedWithADependent()
+        #expect(!computed.set(changed: true).overStale)
+        _ = computed.mark(definitely: false, marking: 3, setsOverStale: 1)
+        #expect(computed.freshness == .mayBeStale)
+    }
+
+    /// Found by the adversarial round: a second set, over the value the first one set over stale
+    /// sources, made the property forget that, so that the next change above left the value
+    /// standing (and a check then followed what it read before the change, which could close a
+    /// circle that no state has).
+    @Test func aSetOverAValueSetOverStaleSourcesIsOverThemToo() {
+        var state = computedWithADependent()
+        _ = state.mark(definitely: false, marking: 1, setsOverStale: 0)
+        #expect(state.set(changed: true).overStale)
+        _ = state.set(changed: true)
+        _ = state.mark(definitely: false, marking: 2, setsOverStale: 1)
+        #expect(state.freshness == .invalid)
+    }
+
+    @Test func aSetOfAPropertyNeverEvaluatedIsNotOverStale() {
+        var state = SyntheticState()
+        #expect(!state.set(changed: true).overStale)  // it read nothing: in no dependents list
+        _ = state.mark(definitely: true, marking: 1, setsOverStale: 0)
+        #expect(!state.set(changed: true).overStale)
     }
 }

@@ -221,6 +221,31 @@ final class SwitchGraph: @unchecked Sendable {
     }
 }
 
+/// A function that reads on other threads (which must not count) and on its own (which must).
+private final class OFThreads: @unchecked Sendable {
+    let sawFrame = Recording<Bool>()  // whether the other thread found a frame open
+    let list = ObservableArray<Int>([1])
+    @ObservableVar var mine = 1
+    @ObservableVar var theirs = 2
+    @ObservableVar var viaQueue = 3
+    @Synthetic({ (m: OFThreads) in m.theirs * 10 }) var theirSynthetic: Int
+    @Synthetic({ (m: OFThreads) in
+        let got = Recording<Int>()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            m.sawFrame.append(openFrame() != nil)
+            got.append(m.theirs + m.theirSynthetic + m.list.count)
+            done.signal()
+        }.start()
+        done.wait()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { got.append(m.viaQueue) }
+        group.wait()
+        return got.elements.reduce(0, +) + m.mine
+    })
+    var total: Int
+}
+
 /// Reads, sets and invalidations may come from any thread: no change or set is lost, nothing deadlocks, and once the threads are done every value
 /// is the one computed from scratch and observers were told it.
 @Suite("Synthetic properties: from any thread", .serialized)
@@ -902,5 +927,161 @@ struct SyntheticThreadTests {
         let expected = graph.fromScratch()
         #expect(graph.properties.map(\.value) == expected, "seed \(seed)")
         withExtendedLifetime(observer) {}
+    }
+
+    /// Threads write, read, observe and stop observing, invalidate and set (hybrid) the
+    /// properties of one branchy model at once; then, with the variables still, every property
+    /// equals its value from scratch, ran at most once more, its steady observers last heard that
+    /// value, and every dependents list matches what the last evaluation read.
+    @Test("branchy dependencies under threads: values, counts, observers, dependents")
+    func underThreadsBranchyPropertiesEndAsFromScratchToldAndListedAsLastRead() {
+        let model = PCBranchy()
+        let threads = 4
+        let phases = 120
+        let barrier = PCBarrier(parties: threads)
+        let steady = TestObserver()
+        let lastBranch = Mutex<Int>(model.branch)
+        let lastTop = Mutex<Int>(model.top)
+        steady.observe(model.$branch) { update in lastBranch.withLock { $0 = update.new } }
+        steady.observe(model.$top) { update in lastTop.withLock { $0 = update.new } }
+        let countsBefore = Mutex<[Int]>([])
+        let failures = Recording<String>()
+        pcConcurrently(threads: threads) { index in
+            var random = SeededGenerator(seed: 0x5EED_0000 + UInt64(index))
+            let churn = TestObserver()
+            let branch = ObjectIdentifier(model.$branch)
+            for phase in 0..<phases {
+                // Phase A: everything at once.
+                for _ in 0..<12 {
+                    switch Int.random(in: 0..<10, using: &random) {
+                    case 0...3:
+                        let source = PCSource.base.randomElement(using: &random)!
+                        model.write(
+                            source, Int.random(in: 0...(source == .flag ? 9 : 5), using: &random))
+                    case 4: _ = model.branch
+                    case 5: _ = model.top
+                    case 6: churn.observe(model.$branch) { _ in _ = model.top }
+                    case 7: churn.stopObserving()
+                    case 8:
+                        [model.$twiceA, model.$bc, model.$branch].randomElement(using: &random)!
+                            .invalidate()
+                    default:
+                        model.$bc.set(Int.random(in: 0...9, using: &random), as: model.$bc)
+                    }
+                }
+                barrier.wait()
+                // Undo the hybrid sets; then nobody writes.
+                if index == 0 {
+                    model.$bc.invalidate()
+                    model.$twiceA.invalidate()
+                    countsBefore.withLock { $0 = model.evaluationCounts }
+                }
+                barrier.wait()
+                // Phase B: everyone reads.
+                let values = model.values
+                let expected = values.branch
+                for _ in 0..<3 {
+                    let branchValue = model.branch
+                    let topValue = model.top
+                    if branchValue != expected.value || topValue != values.top {
+                        failures.append(
+                            "phase \(phase): branch \(branchValue) top \(topValue), expected \(expected.value) \(values.top) for \(values)"
+                        )
+                    }
+                }
+                barrier.wait()
+                if index == 0 {
+                    let before = countsBefore.withLock { $0 }
+                    let after = model.evaluationCounts
+                    for (old, new) in zip(before, after) where new - old > 1 {
+                        failures.append(
+                            "phase \(phase): ran \(new - old) times (\(before) → \(after))")
+                    }
+                    let heard = (lastBranch.withLock { $0 }, lastTop.withLock { $0 })
+                    if heard != (expected.value, values.top) {
+                        failures.append(
+                            "phase \(phase): steady observers last heard \(heard), value \((expected.value, values.top))"
+                        )
+                    }
+                    for source in PCSource.allCases
+                    where model.dependents(of: source).contains(branch)
+                        != expected.read.contains(source)
+                    {
+                        failures.append(
+                            "phase \(phase): \(source) dependents \(model.dependents(of: source).contains(branch)), read \(expected.read)"
+                        )
+                    }
+                }
+                barrier.wait()
+            }
+            churn.stopObserving()
+        }
+        #expect(failures.elements.isEmpty, "\(failures.elements.prefix(10))")
+    }
+
+    @Test("reads on threads a function starts are not recorded; its own reads are")
+    func readsOnThreadsAFunctionStartsAreNotItsDependencies() {
+        let m = OFThreads()
+        #expect(m.total == 2 + 20 + 1 + 3 + 1)
+        (m.theirs, m.viaQueue) = (4, 30)
+        m.list.append(9)
+        // `theirSynthetic` recorded its read in its own frame, on the other thread.
+        #expect(m.$total.isValid && !m.$theirSynthetic.isValid)
+        m.mine = 5
+        #expect(m.total == 4 + 40 + 2 + 30 + 5)
+        #expect(!m.sawFrame.elements.contains(true))
+    }
+
+    @Test("short-lived threads evaluate nested properties; frames never leak across threads")
+    func threadsThatExitLeaveNoEvaluationStateBehind() {
+        let shared = OFNest()
+        let problems = Recording<String>()
+        for round in 0..<8 {
+            concurrently(threads: 6) { index in
+                if openFrame() != nil { problems.append("new thread starts with a frame") }
+                let own = OFNest()
+                own.c = round * 10 + index
+                if own.outer != 16 + own.c { problems.append("own value") }
+                _ = shared.outer
+                own.c += 1
+                if !own.$inner.isValid || own.$outer.isValid { problems.append("misrecorded") }
+                if openFrame() != nil { problems.append("frame left open") }
+                for p in own.problems.elements { problems.append(p) }
+            }
+        }
+        #expect(problems.elements.isEmpty, "\(problems.elements)")
+        #expect(shared.problems.elements.isEmpty)
+    }
+
+    @Test("threads evaluate different properties over shared variables while others set them")
+    func propertiesReadWhileThreadsSetTheirSharedVariablesEndRight() {
+        final class Reader: @unchecked Sendable {
+            let (vars, k): ([Variable<Int>], Int)
+            init(_ vars: [Variable<Int>], _ k: Int) { (self.vars, self.k) = (vars, k) }
+            @Synthetic({ (r: Reader) in r.vars[r.k % 4].value + r.vars[(r.k + 1) % 4].value })
+            var pair: Int
+            @Synthetic({ (r: Reader) in r.pair * 10 + r.vars[(r.k + 2) % 4].value })
+            var chained: Int
+        }
+        let vars = (0..<4).map { Variable($0) }
+        let readers = (0..<6).map { Reader(vars, $0) }
+        let problems = Recording<String>()
+        concurrently(threads: 4) { index in
+            for step in 0..<20_000 {
+                if index < 2 {
+                    vars[(step + index) % 4].value = step * (index + 1)
+                } else {
+                    let reader = readers[(step + index) % readers.count]
+                    _ = (step % 2 == 0) ? reader.chained : reader.pair
+                    if openFrame() != nil { problems.append("frame left open") }
+                }
+            }
+        }
+        let values = vars.map(\.value)
+        for r in readers {
+            let pair = values[r.k % 4] + values[(r.k + 1) % 4]
+            #expect(r.pair == pair && r.chained == pair * 10 + values[(r.k + 2) % 4])
+        }
+        #expect(problems.elements.isEmpty, "\(problems.elements)")
     }
 }

@@ -5,23 +5,8 @@ import Testing
 
 @testable import KeyPathBridge
 
-/// A gate a synthetic property's function stops at, the first time it runs: the test knows
-/// when a thread computes the property, and chooses when it finishes.
-private final class FirstRunOnlyGate: @unchecked Sendable {
-    private let runs = Atomic<Int>(0)
-    let entered = DispatchSemaphore(value: 0)
-    let release = DispatchSemaphore(value: 0)
-
-    /// Stops the first caller until `release` is signalled; lets the others through.
-    func pass() {
-        guard runs.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue == 0 else { return }
-        entered.signal()
-        release.wait()
-    }
-}
-
 private final class WaitGated: @unchecked Sendable {
-    let gate = FirstRunOnlyGate()
+    let gate = RunGate(stops: [0])
     @ObservableVar var base = 1
     @Synthetic({ (model: WaitGated) in
         let value = model.base * 10
@@ -30,23 +15,6 @@ private final class WaitGated: @unchecked Sendable {
     })
     var slow: Int
     @Synthetic({ (model: WaitGated) in model.slow + 1 }) var reader: Int
-}
-
-/// Runs `body` on a new thread; `wait()` returns once it finished (false if it did not within
-/// `seconds`: the test then fails rather than hangs).
-private final class GatedTestThread: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ body: @escaping @Sendable () -> Void) {
-        Thread { [done] in
-            body()
-            done.signal()
-        }.start()
-    }
-
-    func finished(within seconds: Double) -> Bool {
-        done.wait(timeout: .now() + seconds) == .success
-    }
 }
 
 /// Waits (yielding) until `condition` holds; false if it did not within ten seconds.
@@ -69,14 +37,14 @@ struct SyntheticWaitingConcurrencyTests {
         let box = UncheckedBox(model)
         let first = Recording<Int>()
         let second = Recording<Int>()
-        let computing = GatedTestThread { first.append(box.value.slow) }
-        model.gate.entered.wait()
-        let waiting = GatedTestThread { second.append(box.value.slow) }
+        let computing = FinishingThread { first.append(box.value.slow) }
+        model.gate.waitUntilStopped(atRun: 0)
+        let waiting = FinishingThread { second.append(box.value.slow) }
         // The second reader holds nothing: it waits (blocked, not computing) for the first.
         let waited = eventuallyTrue { model.$slow.waitingReaderCount == 1 }
         #expect(waited)
         #expect(second.elements.isEmpty)
-        model.gate.release.signal()
+        model.gate.release(run: 0)
         #expect(computing.finished(within: 10))
         #expect(waiting.finished(within: 10))
         #expect(first.elements == [10])
@@ -88,12 +56,12 @@ struct SyntheticWaitingConcurrencyTests {
     @Test func aReaderInsideAnEvaluationComputesAsideWithoutWaitingAndOnlyOneResultIsStored() {
         let model = WaitGated()
         let box = UncheckedBox(model)
-        let computing = GatedTestThread { _ = box.value.slow }
-        model.gate.entered.wait()
+        let computing = FinishingThread { _ = box.value.slow }
+        model.gate.waitUntilStopped(atRun: 0)
         // `reader` is computed on another thread: inside its evaluation, `slow` is held by
         // the first thread, so this one computes `slow` itself, and does not wait.
         let got = Recording<Int>()
-        let inside = GatedTestThread { got.append(box.value.reader) }
+        let inside = FinishingThread { got.append(box.value.reader) }
         #expect(inside.finished(within: 10))
         #expect(got.elements == [11])
         // Counted as each run ends: the computation aside ended, the holder's has not.
@@ -101,7 +69,7 @@ struct SyntheticWaitingConcurrencyTests {
         // The computation aside stored nothing, and nothing computed from it was stored.
         #expect(!model.$slow.isValid)
         #expect(!model.$reader.isValid)
-        model.gate.release.signal()
+        model.gate.release(run: 0)
         #expect(computing.finished(within: 10))
         // One result stored: the holder's.
         #expect(model.$slow.isValid)
@@ -114,15 +82,15 @@ struct SyntheticWaitingConcurrencyTests {
     @Test func aValueComputedAsideFromAStateThatChangedIsNotStoredByItsReader() {
         let model = WaitGated()
         let box = UncheckedBox(model)
-        let computing = GatedTestThread { _ = box.value.slow }
-        model.gate.entered.wait()
+        let computing = FinishingThread { _ = box.value.slow }
+        model.gate.waitUntilStopped(atRun: 0)
         // `base` changes while the first thread computes `slow`: that computation is overtaken.
         model.base = 2
         let got = Recording<Int>()
-        let inside = GatedTestThread { got.append(box.value.reader) }
+        let inside = FinishingThread { got.append(box.value.reader) }
         #expect(inside.finished(within: 10))
         #expect(got.elements == [21])
-        model.gate.release.signal()
+        model.gate.release(run: 0)
         #expect(computing.finished(within: 10))
         // The first thread's value (10, from base 1) was not stored; every read now agrees
         // with base 2.
@@ -137,12 +105,12 @@ struct SyntheticWaitingConcurrencyTests {
         let box = UncheckedBox(model)
         let first = Recording<Int>()
         let second = Recording<Int>()
-        let computing = GatedTestThread { first.append(box.value.slow) }
-        model.gate.entered.wait()
-        let waiting = GatedTestThread { second.append(box.value.slow) }
+        let computing = FinishingThread { first.append(box.value.slow) }
+        model.gate.waitUntilStopped(atRun: 0)
+        let waiting = FinishingThread { second.append(box.value.slow) }
         #expect(eventuallyTrue { model.$slow.waitingReaderCount == 1 })
         model.base = 5  // overtakes the first computation
-        model.gate.release.signal()
+        model.gate.release(run: 0)
         #expect(computing.finished(within: 10))
         #expect(waiting.finished(within: 10))
         // The first reader gets what it computed; the second, woken, computes from base 5.

@@ -47,6 +47,54 @@ public func finishes(within seconds: Double, _ body: @escaping @Sendable () -> V
     return done.wait(timeout: .now() + seconds) == .success
 }
 
+/// A thread started at once on `body`, whose end a test waits for with a limit: a test of "this
+/// must not deadlock" then fails rather than hangs (the limit says nothing about speed).
+public final class FinishingThread: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts a thread running `body`.
+    public init(_ body: @escaping @Sendable () -> Void) {
+        Thread { [done] in
+            body()
+            done.signal()
+        }.start()
+    }
+
+    /// Waits until the thread has finished, for at most `seconds`; whether it did.
+    public func finished(within seconds: Double) -> Bool {
+        done.wait(timeout: .now() + seconds) == .success
+    }
+}
+
+/// Stops the runs of a function whose numbers (0 first) are in `stops`, until released.
+public final class RunGate: @unchecked Sendable {
+    private let runs = Atomic<Int>(0)
+    private let stops: [Int]
+    private let entered: [DispatchSemaphore]
+    private let released: [DispatchSemaphore]
+
+    /// A gate that stops the runs numbered in `stops`.
+    public init(stops: [Int]) {
+        self.stops = stops
+        entered = stops.map { _ in DispatchSemaphore(value: 0) }
+        released = stops.map { _ in DispatchSemaphore(value: 0) }
+    }
+
+    /// Called by the function on each run: stops this run if its number is in `stops`, until
+    /// it is released.
+    public func pass() {
+        let run = runs.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
+        guard let index = stops.firstIndex(of: run) else { return }
+        entered[index].signal()
+        released[index].wait()
+    }
+
+    /// Waits until run `run` is stopped at the gate.
+    public func waitUntilStopped(atRun run: Int) { entered[stops.firstIndex(of: run)!].wait() }
+    /// Lets run `run` go on.
+    public func release(run: Int) { released[stops.firstIndex(of: run)!].signal() }
+}
+
 /// A box that one thread fills and another empties: lets a test drop the last reference to an
 /// object on a chosen thread.
 public final class Box<Object: AnyObject>: @unchecked Sendable {

@@ -12,6 +12,21 @@ package protocol DependencySource: AnyObject {
     func removeDependent(_ dependent: ObjectIdentifier)
 }
 
+/// Something that holds a dependency source (a messenger, a wrapper of one): for naming the
+/// source in a message, found by reflection on the object that holds it.
+package protocol DependencySourceHolder {
+    /// The identity of the source it holds.
+    var heldDependencySource: ObjectIdentifier { get }
+}
+
+extension Messenger: DependencySourceHolder {
+    package var heldDependencySource: ObjectIdentifier { ObjectIdentifier(core) }
+}
+
+extension ObservableVar: DependencySourceHolder {
+    package var heldDependencySource: ObjectIdentifier { ObjectIdentifier(projectedValue.core) }
+}
+
 /// Something whose value is computed from sources (a synthetic property). As
 /// ``PropagationWork``, it brings itself up to date and tells its observers, if it is observed.
 @usableFromInline

@@ -228,18 +228,3 @@ package final class EvaluationFrame {
         lastRecorded = sources.count - 1
     }
 }
-
-/// Something that holds a dependency source (a messenger, a wrapper of one): for naming the
-/// source in a message, found by reflection on the object that holds it.
-package protocol DependencySourceHolder {
-    /// The identity of the source it holds.
-    var heldDependencySource: ObjectIdentifier { get }
-}
-
-extension Messenger: DependencySourceHolder {
-    package var heldDependencySource: ObjectIdentifier { ObjectIdentifier(core) }
-}
-
-extension ObservableVar: DependencySourceHolder {
-    package var heldDependencySource: ObjectIdentifier { ObjectIdentifier(projectedValue.core) }
-}
