@@ -19,7 +19,9 @@ func w14SyntheticGraph(_ row: W14.Row, layers: Int) -> Workload {
     // About the same work per trial at every size, a second or less for Herald at 5k.
     let updates = max(1, 5_000 / layers)
     let operations = row == .build || row == .teardown ? properties : updates
-    let reference = W14.Lazy { W14.Reference(layers: layers, updates: updates, batched: row == .updateBatch) }
+    let reference = W14.Lazy {
+        W14.Reference(layers: layers, updates: updates, batched: row == .updateBatch)
+    }
     let targets: [Target] =
         switch row {
         case .build: [.time(atMost: 20, of: .raw), .bytes(atMost: 400)]
@@ -77,7 +79,9 @@ enum W14 {
     }
 
     enum Row: String {
-        case build, update, updateBatch = "update-batch", teardown
+        case build, update
+        case updateBatch = "update-batch"
+        case teardown
 
         var summary: String {
             switch self {
@@ -192,7 +196,9 @@ enum W14 {
                     sum &+= graph.readLast()
                 }
                 let told = graph.told
-                guard sum == reference.lastSum else { fail("read \(sum), not \(reference.lastSum)") }
+                guard sum == reference.lastSum else {
+                    fail("read \(sum), not \(reference.lastSum)")
+                }
                 guard told.runs == reference.runs else {
                     fail("ran its observers \(told.runs) times, not \(reference.runs)")
                 }
@@ -327,23 +333,35 @@ final class W14HeraldLayer {
     unowned let inputs: W14HeraldInputs
 
     @Synthetic({ (layer: W14HeraldLayer) in
-        if let below = layer.below { W14.mix(below.a, below.b) }
-        else { W14.mix(layer.inputs.a, layer.inputs.b) }
+        if let below = layer.below {
+            W14.mix(below.a, below.b)
+        } else {
+            W14.mix(layer.inputs.a, layer.inputs.b)
+        }
     })
     var a: Int
     @Synthetic({ (layer: W14HeraldLayer) in
-        if let below = layer.below { W14.mix(below.b, below.c) }
-        else { W14.mix(layer.inputs.b, layer.inputs.c) }
+        if let below = layer.below {
+            W14.mix(below.b, below.c)
+        } else {
+            W14.mix(layer.inputs.b, layer.inputs.c)
+        }
     })
     var b: Int
     @Synthetic({ (layer: W14HeraldLayer) in
-        if let below = layer.below { W14.mix(below.c, below.d) }
-        else { W14.mix(layer.inputs.c, layer.inputs.d) }
+        if let below = layer.below {
+            W14.mix(below.c, below.d)
+        } else {
+            W14.mix(layer.inputs.c, layer.inputs.d)
+        }
     })
     var c: Int
     @Synthetic({ (layer: W14HeraldLayer) in
-        if let below = layer.below { W14.mix(below.d, below.a) }
-        else { W14.mix(layer.inputs.d, layer.inputs.a) }
+        if let below = layer.below {
+            W14.mix(below.d, below.a)
+        } else {
+            W14.mix(layer.inputs.d, layer.inputs.a)
+        }
     })
     var d: Int
 
