@@ -31,6 +31,9 @@ final class RawGraph: W13System {
     private let effectVersions: UnsafeMutableBufferPointer<Int>
     private let busyEffects: Bool
     @exclusivity(unchecked) private(set) var runs = 0
+    /// What a computation reads through, made once: a closure made in each `refresh` (it
+    /// captures `self`) was allocated on the heap on every computation.
+    @exclusivity(unchecked) private var reader: (W13Ref) -> Int = { _ in 0 }
 
     init(_ shape: W13Shape) {
         let count = shape.nodes.count
@@ -64,6 +67,14 @@ final class RawGraph: W13System {
         _ = effects.initialize(from: shape.effects)
         effectVersions = .filled(-1, shape.effects.count)
         busyEffects = shape.busyEffects
+        reader = { [unowned(unsafe) self] ref in
+            switch ref {
+            case .source(let source): return self.sources[source]
+            case .node(let other):
+                self.refresh(other)
+                return self.values[other]
+            }
+        }
         runEffects()
         runs = 0
     }
@@ -113,15 +124,7 @@ final class RawGraph: W13System {
             }
         }
         guard states[node] == 2 else { return }
-        let compute = computes[node]
-        let value = compute { ref in
-            switch ref {
-            case .source(let source): return self.sources[source]
-            case .node(let other):
-                self.refresh(other)
-                return self.values[other]
-            }
-        }
+        let value = computes[node](reader)
         for slot in first..<end {
             let other = inputs[slot]
             if other >= 0 { seen[slot] = versions[other] }
