@@ -11,8 +11,11 @@ import OpenCombine
 /// a dynamic exclusivity check, a uniqueness check or an array of arrays' extra indirection
 /// (with Swift arrays in `var`s, the checks were about two thirds of its instructions).
 final class RawGraph: W13System {
-    private typealias Compute = (_ read: (W13Ref) -> Int) -> Int
-    private let computes: UnsafeMutableBufferPointer<Compute>
+    /// The nodes themselves, for their functions: a buffer of the bare closures would hold them
+    /// at the generic element's abstraction, and each call would then heap-allocate a thunk
+    /// for the reader it is passed (about a fifth of the instructions); a struct's field keeps
+    /// the closure's own abstraction.
+    private let nodes: UnsafeMutableBufferPointer<W13Node>
     private let sources: UnsafeMutableBufferPointer<Int>
     private let values: UnsafeMutableBufferPointer<Int>
     private let versions: UnsafeMutableBufferPointer<Int>
@@ -31,14 +34,11 @@ final class RawGraph: W13System {
     private let effectVersions: UnsafeMutableBufferPointer<Int>
     private let busyEffects: Bool
     @exclusivity(unchecked) private(set) var runs = 0
-    /// What a computation reads through, made once: a closure made in each `refresh` (it
-    /// captures `self`) was allocated on the heap on every computation.
-    @exclusivity(unchecked) private var reader: (W13Ref) -> Int = { _ in 0 }
 
     init(_ shape: W13Shape) {
         let count = shape.nodes.count
-        computes = .allocate(capacity: count)
-        _ = computes.initialize(from: shape.nodes.map(\.compute))
+        nodes = .allocate(capacity: count)
+        _ = nodes.initialize(from: shape.nodes)
         sources = .filled(0, shape.sources)
         values = .filled(0, count)
         versions = .filled(0, count)
@@ -67,20 +67,12 @@ final class RawGraph: W13System {
         _ = effects.initialize(from: shape.effects)
         effectVersions = .filled(-1, shape.effects.count)
         busyEffects = shape.busyEffects
-        reader = { [unowned(unsafe) self] ref in
-            switch ref {
-            case .source(let source): return self.sources[source]
-            case .node(let other):
-                self.refresh(other)
-                return self.values[other]
-            }
-        }
         runEffects()
         runs = 0
     }
 
     deinit {
-        computes.deinitialize().deallocate()
+        nodes.deinitialize().deallocate()
         for buffer in [
             sources, values, versions, inputStart, inputs, seen, sourceDependentStart,
             sourceDependents, nodeDependentStart, nodeDependents, effects, effectVersions,
@@ -124,7 +116,14 @@ final class RawGraph: W13System {
             }
         }
         guard states[node] == 2 else { return }
-        let value = computes[node](reader)
+        let value = nodes[node].compute { ref in
+            switch ref {
+            case .source(let source): return self.sources[source]
+            case .node(let other):
+                self.refresh(other)
+                return self.values[other]
+            }
+        }
         for slot in first..<end {
             let other = inputs[slot]
             if other >= 0 { seen[slot] = versions[other] }
