@@ -127,7 +127,7 @@ enum Report {
                 return targetText(target, met: herald.map { $0 <= limit })
             }
             lines.append(
-                "| \(workload.id) bytes per observation | \(workload.unit) | "
+                "| \(workload.id) bytes per \(workload.unit) | \(workload.unit) | "
                     + cells.joined(separator: " | ") + " | " + ratios.joined(separator: " | ")
                     + " | " + targets.joined(separator: ", ") + " |")
         }

@@ -1,6 +1,9 @@
 /// RAW, the physical limit: a final class holding `[(Int) -> Void]`; send is a loop calling each.
+///
+/// The RAW classes' stored properties are `@exclusivity(unchecked)`: a careful engineer's lower
+/// bound pays no dynamic exclusivity check per access (these classes are used on one thread).
 final class RawMessenger {
-    var handlers: [(Int) -> Void] = []
+    @exclusivity(unchecked) var handlers: [(Int) -> Void] = []
 
     @inline(__always)
     func send(_ message: Int) {
@@ -10,8 +13,8 @@ final class RawMessenger {
 
 /// RAW for variables: a final class whose `didSet` calls the closures with (old, new).
 final class RawVariable {
-    var handlers: [(Int, Int) -> Void] = []
-    var value: Int {
+    @exclusivity(unchecked) var handlers: [(Int, Int) -> Void] = []
+    @exclusivity(unchecked) var value: Int {
         didSet { for handler in handlers { handler(oldValue, value) } }
     }
 
@@ -20,9 +23,9 @@ final class RawVariable {
 
 /// RAW with removal (W5, W6): handlers with integer tokens, removed by a search from the end.
 final class RawRemovableMessenger {
-    private var tokens: [Int] = []
-    private var handlers: [(Int) -> Void] = []
-    private var nextToken = 0
+    @exclusivity(unchecked) private var tokens: [Int] = []
+    @exclusivity(unchecked) private var handlers: [(Int) -> Void] = []
+    @exclusivity(unchecked) private var nextToken = 0
 
     func add(_ handler: @escaping (Int) -> Void) -> Int {
         nextToken &+= 1
@@ -46,6 +49,7 @@ final class RawRemovableMessenger {
 
 /// A hand-written observer for RAW that removes its handlers in `deinit` (W6).
 final class RawObserver {
+    @exclusivity(unchecked)
     private var observations: [(messenger: RawRemovableMessenger, token: Int)] = []
 
     func observe(_ messenger: RawRemovableMessenger, _ handler: @escaping (Int) -> Void) {
@@ -65,7 +69,7 @@ final class RawManyObserver {
         unowned(unsafe) let messenger: RawMortalMessenger
         let token: Int
     }
-    private var tokens: [ObjectIdentifier: Entry] = [:]
+    @exclusivity(unchecked) private var tokens: [ObjectIdentifier: Entry] = [:]
 
     func observe(_ messenger: RawMortalMessenger, _ handler: @escaping (Int) -> Void) {
         tokens[ObjectIdentifier(messenger)] = Entry(
@@ -95,8 +99,8 @@ final class RawMortalMessenger {
         unowned(unsafe) let observer: RawManyObserver
         let handler: (Int) -> Void
     }
-    private var entries: [Entry] = []
-    private var nextToken = 0
+    @exclusivity(unchecked) private var entries: [Entry] = []
+    @exclusivity(unchecked) private var nextToken = 0
 
     func add(_ handler: @escaping (Int) -> Void, from observer: RawManyObserver) -> Int {
         nextToken &+= 1
@@ -124,9 +128,9 @@ final class RawMortalMessenger {
 /// RAW for one messenger with many observers that leave (W2-churn): handlers in slots, so removal
 /// by token (the slot) is O(1); a removed handler leaves a hole.
 final class RawSlotMessenger {
-    private var handlers: [((Int) -> Void)?] = []
+    @exclusivity(unchecked) private var handlers: [((Int) -> Void)?] = []
     /// The number of handlers held.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
 
     func add(_ handler: @escaping (Int) -> Void) -> Int {
         handlers.append(handler)

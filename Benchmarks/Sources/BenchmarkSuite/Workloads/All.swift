@@ -30,5 +30,10 @@ enum Workloads {
             w12SyntheticChain(observed: false),
             w12SyntheticChain(observed: true),
         ] + W13.all().map(w13Kairo)
+            + [1_000, 5_000].flatMap { layers in
+                [W14.Row.build, .update, .updateBatch, .teardown].map {
+                    w14SyntheticGraph($0, layers: layers)
+                }
+            }
     }
 }

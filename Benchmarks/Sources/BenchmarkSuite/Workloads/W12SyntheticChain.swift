@@ -146,17 +146,21 @@ extension W12Fields {
 }
 
 /// RAW: stored fields whose `didSet` clears hand-written dirty flags; lazy getters; the observer
-/// told when address is recomputed after a change.
+/// told when address is recomputed after a change. The fields are one flat buffer and the
+/// stored properties are unchecked, so that no access pays a dynamic exclusivity check (or an
+/// array's uniqueness check on each write).
 final class RawPerson {
     let calls: Counter
-    var observer: ((Int) -> Void)?
-    private var fields = [0, 0, 0, 0, 0, 0]
-    private var cachedFullName = 0
-    private var fullNameValid = false
-    private var cachedAddress = 0
-    private var addressValid = false
+    @exclusivity(unchecked) var observer: ((Int) -> Void)?
+    private let fields = UnsafeMutableBufferPointer<Int>.filled(0, 6)
+    @exclusivity(unchecked) private var cachedFullName = 0
+    @exclusivity(unchecked) private var fullNameValid = false
+    @exclusivity(unchecked) private var cachedAddress = 0
+    @exclusivity(unchecked) private var addressValid = false
 
     init(calls: Counter) { self.calls = calls }
+
+    deinit { fields.deallocate() }
 
     func change(field: Int, to value: Int) {
         fields[field] = value

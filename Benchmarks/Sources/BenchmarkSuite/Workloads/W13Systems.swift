@@ -5,46 +5,89 @@ import OpenCombine
 /// RAW for W13: the graph wired by hand with static inputs, dirty flags pushed down on a write
 /// (invalid for direct dependents, check for the rest), values pulled by the effects with a
 /// version per node so that an unchanged value stops there. The least a correct system does.
+///
+/// Written as the physical limit: every table is one flat buffer (adjacency in CSR form, a node
+/// input as its index and a source input as `~source`), held in `let`s, so that no access pays
+/// a dynamic exclusivity check, a uniqueness check or an array of arrays' extra indirection
+/// (with Swift arrays in `var`s, the checks were about two thirds of its instructions).
 final class RawGraph: W13System {
-    private let shape: W13Shape
-    private var sources: [Int]
-    private var values: [Int]
-    private var versions: [Int]
+    /// The nodes themselves, for their functions: a buffer of the bare closures would hold them
+    /// at the generic element's abstraction, and each call would then heap-allocate a thunk
+    /// for the reader it is passed (about a fifth of the instructions); a struct's field keeps
+    /// the closure's own abstraction.
+    private let nodes: UnsafeMutableBufferPointer<W13Node>
+    private let sources: UnsafeMutableBufferPointer<Int>
+    private let values: UnsafeMutableBufferPointer<Int>
+    private let versions: UnsafeMutableBufferPointer<Int>
     /// 0 valid, 1 check, 2 invalid.
-    private var states: [UInt8]
-    /// The versions of each node's node inputs when it last computed.
-    private var seen: [[Int]]
-    private var sourceDependents: [[Int]]
-    private var nodeDependents: [[Int]]
-    private var effectVersions: [Int]
-    private(set) var runs = 0
+    private let states: UnsafeMutableBufferPointer<UInt8>
+    /// Node `i`'s inputs are `inputs[inputStart[i]..<inputStart[i + 1]]`.
+    private let inputStart: UnsafeMutableBufferPointer<Int>
+    private let inputs: UnsafeMutableBufferPointer<Int>
+    /// Per input slot: the version of that node input when its node last computed.
+    private let seen: UnsafeMutableBufferPointer<Int>
+    private let sourceDependentStart: UnsafeMutableBufferPointer<Int>
+    private let sourceDependents: UnsafeMutableBufferPointer<Int>
+    private let nodeDependentStart: UnsafeMutableBufferPointer<Int>
+    private let nodeDependents: UnsafeMutableBufferPointer<Int>
+    private let effects: UnsafeMutableBufferPointer<Int>
+    private let effectVersions: UnsafeMutableBufferPointer<Int>
+    private let busyEffects: Bool
+    @exclusivity(unchecked) private(set) var runs = 0
 
     init(_ shape: W13Shape) {
-        self.shape = shape
-        sources = Array(repeating: 0, count: shape.sources)
-        values = Array(repeating: 0, count: shape.nodes.count)
-        versions = Array(repeating: 0, count: shape.nodes.count)
-        states = Array(repeating: 2, count: shape.nodes.count)
-        seen = shape.nodes.map { Array(repeating: -1, count: $0.inputs.count) }
-        sourceDependents = Array(repeating: [], count: shape.sources)
-        nodeDependents = Array(repeating: [], count: shape.nodes.count)
-        for (index, node) in shape.nodes.enumerated() {
-            for input in node.inputs {
+        let count = shape.nodes.count
+        nodes = .allocate(capacity: count)
+        _ = nodes.initialize(from: shape.nodes)
+        sources = .filled(0, shape.sources)
+        values = .filled(0, count)
+        versions = .filled(0, count)
+        states = .allocate(capacity: count)
+        states.initialize(repeating: 2)
+        let encoded = shape.nodes.map { node in
+            node.inputs.map { input -> Int in
                 switch input {
-                case .source(let source): sourceDependents[source].append(index)
-                case .node(let other): nodeDependents[other].append(index)
+                case .source(let source): ~source
+                case .node(let other): other
                 }
             }
         }
-        effectVersions = Array(repeating: -1, count: shape.effects.count)
+        (inputStart, inputs) = UnsafeMutableBufferPointer.compressed(encoded)
+        seen = .filled(-1, inputs.count)
+        var bySource = Array(repeating: [Int](), count: shape.sources)
+        var byNode = Array(repeating: [Int](), count: count)
+        for (index, node) in encoded.enumerated() {
+            for input in node {
+                if input < 0 { bySource[~input].append(index) } else { byNode[input].append(index) }
+            }
+        }
+        (sourceDependentStart, sourceDependents) = UnsafeMutableBufferPointer.compressed(bySource)
+        (nodeDependentStart, nodeDependents) = UnsafeMutableBufferPointer.compressed(byNode)
+        effects = .allocate(capacity: shape.effects.count)
+        _ = effects.initialize(from: shape.effects)
+        effectVersions = .filled(-1, shape.effects.count)
+        busyEffects = shape.busyEffects
         runEffects()
         runs = 0
+    }
+
+    deinit {
+        nodes.deinitialize().deallocate()
+        for buffer in [
+            sources, values, versions, inputStart, inputs, seen, sourceDependentStart,
+            sourceDependents, nodeDependentStart, nodeDependents, effects, effectVersions,
+        ] {
+            buffer.deallocate()
+        }
+        states.deallocate()
     }
 
     func write(_ source: Int, _ value: Int) {
         guard sources[source] != value else { return }
         sources[source] = value
-        for node in sourceDependents[source] { mark(node, 2) }
+        for slot in sourceDependentStart[source]..<sourceDependentStart[source + 1] {
+            mark(sourceDependents[slot], 2)
+        }
         runEffects()
     }
 
@@ -52,23 +95,28 @@ final class RawGraph: W13System {
         let was = states[node]
         if level > was { states[node] = level }
         guard was == 0 else { return }
-        for dependent in nodeDependents[node] { mark(dependent, 1) }
+        for slot in nodeDependentStart[node]..<nodeDependentStart[node + 1] {
+            mark(nodeDependents[slot], 1)
+        }
     }
 
     private func refresh(_ node: Int) {
+        let first = inputStart[node]
+        let end = inputStart[node + 1]
         if states[node] == 1 {
             states[node] = 0
-            for (slot, input) in shape.nodes[node].inputs.enumerated() {
-                guard case .node(let other) = input else { continue }
+            for slot in first..<end {
+                let other = inputs[slot]
+                guard other >= 0 else { continue }
                 refresh(other)
-                if versions[other] != seen[node][slot] {
+                if versions[other] != seen[slot] {
                     states[node] = 2
                     break
                 }
             }
         }
         guard states[node] == 2 else { return }
-        let value = shape.nodes[node].compute { ref in
+        let value = nodes[node].compute { ref in
             switch ref {
             case .source(let source): return self.sources[source]
             case .node(let other):
@@ -76,8 +124,9 @@ final class RawGraph: W13System {
                 return self.values[other]
             }
         }
-        for (slot, input) in shape.nodes[node].inputs.enumerated() {
-            if case .node(let other) = input { seen[node][slot] = versions[other] }
+        for slot in first..<end {
+            let other = inputs[slot]
+            if other >= 0 { seen[slot] = versions[other] }
         }
         states[node] = 0
         if value != values[node] || versions[node] == 0 {
@@ -87,12 +136,13 @@ final class RawGraph: W13System {
     }
 
     private func runEffects() {
-        for (slot, node) in shape.effects.enumerated() {
+        for slot in 0..<effects.count {
+            let node = effects[slot]
             refresh(node)
             if versions[node] != effectVersions[slot] {
                 effectVersions[slot] = versions[node]
-                runs += 1
-                if shape.busyEffects { _ = W13.busy() }
+                runs &+= 1
+                if busyEffects { _ = W13.busy() }
             }
         }
     }
@@ -103,6 +153,24 @@ final class RawGraph: W13System {
     }
 
     func keepAlive() {}
+}
+
+extension UnsafeMutableBufferPointer where Element == Int {
+    /// A new buffer of `count` copies of `value` (the caller deallocates it).
+    static func filled(_ value: Int, _ count: Int) -> Self {
+        let buffer = allocate(capacity: count)
+        buffer.initialize(repeating: value)
+        return buffer
+    }
+
+    /// Lists in compressed sparse row form: list `i` is `items[start[i]..<start[i + 1]]`.
+    static func compressed(_ lists: [[Int]]) -> (start: Self, items: Self) {
+        let start = filled(0, lists.count + 1)
+        for (index, list) in lists.enumerated() { start[index + 1] = start[index] + list.count }
+        let items = allocate(capacity: Swift.max(start[lists.count], 1))
+        _ = items.initialize(from: lists.joined())
+        return (start, items)
+    }
 }
 
 /// Herald for W13: variables and synthetic properties, effects as observers.
