@@ -4,6 +4,7 @@
 
 _Thread_local void *_Nullable herald_thread_context_storage = 0;
 _Thread_local void *_Nullable herald_thread_top_frame_storage = 0;
+_Thread_local long herald_thread_batch_depth_storage = 0;
 _Thread_local long herald_thread_delivery_storage = 0;
 
 void herald_lock_barrier(void) { __asm__ __volatile__("" ::: "memory"); }

@@ -1,3 +1,5 @@
+import RuntimeShims
+
 /// Runs `body`, and only then brings the observed synthetic properties it changed up to date and
 /// tells their observers, once: no observer of a synthetic property hears of a state from the
 /// middle of the batch. Returns what `body` returns.
@@ -28,9 +30,8 @@ public func batch<Result>(_ body: () throws -> Result) rethrows -> Result {
 
 extension DependencyTracking {
     /// Whether this thread is inside a ``batch(_:)``.
-    package static var isInBatch: Bool {
-        ThreadContext.withThisThread { $0.batchDepth > 0 }
-    }
+    @inlinable
+    package static var isInBatch: Bool { herald_thread_batch_depth() > 0 }
 
     /// Makes `end` run when this thread's outermost batch ends, after the propagation, unless
     /// something with the identity `key` joined it already. Returns whether it joined (the caller
@@ -39,7 +40,7 @@ extension DependencyTracking {
         -> Bool
     {
         ThreadContext.withThisThread { context in
-            precondition(context.batchDepth > 0, "Herald: joining a batch outside any batch")
+            precondition(isInBatch, "Herald: joining a batch outside any batch")
             if context.joinedBatch.contains(where: { $0.key == key }) { return false }
             context.joinedBatch.append((key, end))
             return true
@@ -47,7 +48,7 @@ extension DependencyTracking {
     }
 
     static func beginBatch() {
-        ThreadContext.withThisThread { $0.batchDepth += 1 }
+        herald_set_thread_batch_depth(herald_thread_batch_depth() + 1)
     }
 
     /// Ends a batch. The outermost one runs the queued work (still inside the batch, so that
@@ -56,12 +57,13 @@ extension DependencyTracking {
     static func endBatch() {
         let joined = ThreadContext.withThisThread {
             context -> [(key: ObjectIdentifier, end: () -> Void)] in
-            guard context.batchDepth == 1 else {
-                context.batchDepth -= 1
+            let depth = herald_thread_batch_depth()
+            guard depth == 1 else {
+                herald_set_thread_batch_depth(depth - 1)
                 return []
             }
             runQueuedWork(in: context)
-            context.batchDepth = 0
+            herald_set_thread_batch_depth(0)
             defer { context.joinedBatch = [] }
             return context.joinedBatch
         }

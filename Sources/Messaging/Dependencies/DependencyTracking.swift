@@ -172,7 +172,7 @@ package enum DependencyTracking {
 
     /// `propagateQueuedWork()` on the thread whose context is `context` (this one).
     private static func propagateQueuedWork(in context: ThreadContext) {
-        guard context.batchDepth == 0 else { return }
+        guard herald_thread_batch_depth() == 0 else { return }
         runQueuedWork(in: context)
     }
 

@@ -25,9 +25,8 @@ final class ThreadContext {
     }
     @exclusivity(unchecked) var queued: [any PropagationWork] = []
     @exclusivity(unchecked) var isPropagating = false
-    /// How many batches the thread is inside (see `batch(_:)`), and what joined the outermost
-    /// one, to run when it ends.
-    @exclusivity(unchecked) var batchDepth = 0
+    /// What joined the thread's outermost batch (see `batch(_:)`), to run when it ends. (How many
+    /// batches the thread is inside is a C thread-local variable: `herald_thread_batch_depth`.)
     @exclusivity(unchecked) var joinedBatch: [(key: ObjectIdentifier, end: () -> Void)] = []
     /// Delivery turns the thread owes (see `OwedTurns`), and whether it is paying them.
     @exclusivity(unchecked) var owedTurns: [any DeliveryTurns] = []

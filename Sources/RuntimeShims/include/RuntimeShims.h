@@ -53,6 +53,16 @@ static inline void herald_set_thread_top_frame(void *_Nullable frame) {
 /// number of messengers' delivering roles the thread holds, plus 1 if the thread queued work
 /// behind another thread's delivery, while it delivered itself, and must pay that turn once it
 /// holds no role (see `OwedTurns`). Defined in RuntimeShims.c.
+/// How many `batch { }` the thread is inside: read by every propagation and every coalesced
+/// schedule, so one load where a look-up of the thread's context would be a call.
+extern _Thread_local long herald_thread_batch_depth_storage;
+
+static inline long herald_thread_batch_depth(void) { return herald_thread_batch_depth_storage; }
+
+static inline void herald_set_thread_batch_depth(long depth) {
+    herald_thread_batch_depth_storage = depth;
+}
+
 extern _Thread_local long herald_thread_delivery_storage;
 
 /// The calling thread took a messenger's delivering role.
