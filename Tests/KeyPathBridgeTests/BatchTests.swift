@@ -161,3 +161,212 @@ struct BatchTests {
         #expect(sums.elements == [10, 9])
     }
 }
+
+/// A synthetic property that a change of `trigger` makes tell, and one over `a` and `b`.
+private final class TriggeredPair {
+    @ObservableVar var trigger = 0
+    @ObservableVar var a = 1
+    @ObservableVar var b = 1
+    @Synthetic({ (pair: TriggeredPair) in pair.trigger }) var triggered: Int
+    @Synthetic({ (pair: TriggeredPair) in pair.a + pair.b }) var sum: Int
+}
+
+/// A synthetic property whose function writes `side` (which it does not read) in a batch.
+private final class BatchingFunction {
+    @ObservableVar var a = 1
+    @ObservableVar var side = 0
+    @ObservableVar var other = 0
+    @Synthetic({ (model: BatchingFunction) in
+        let value = model.a
+        batch { model.side = value }
+        return value
+    })
+    var echo: Int
+}
+
+/// Where a batch is opened: inside an observer, a function, a coalesced block; and how it ends.
+@Suite("batch: opened inside Herald's own work, and ending in every way")
+struct BatchReentryTests {
+    @Test("a batch opened inside an observer of a synthetic property tells before it returns")
+    func aBatchInsideAnObserverTellsBeforeItReturns() {
+        let scheduler = TestScheduler()
+        let coalescer = Coalescer(scheduler: scheduler)
+        let pair = TriggeredPair()
+        let observer = TestObserver()
+        let sums = Recording<Int>()
+        let seen = Recording<Int>()
+        let atReturn = Recording<String>()
+        observer.observe(pair.$sum) { sums.append($0.new) }
+        observer.observeCoalesced(pair, \.$sum, in: coalescer) { _, pair in
+            seen.append(pair.sum)
+        }
+        observer.observe(pair.$triggered) { _ in
+            batch {
+                pair.a = 2
+                pair.b = 3
+            }
+            atReturn.append("sums \(sums.elements), coalesced \(seen.elements)")
+        }
+        pair.trigger = 1
+        // The batch is the outermost one: its end is where its observers hear, and where the
+        // coalesced block it scheduled runs (not on the scheduler).
+        #expect(atReturn.elements == ["sums [5], coalesced [5]"])
+        #expect(scheduler.pendingCount == 0)
+        #expect(sums.elements == [5])
+    }
+
+    @Test("a coalesced block that a batch inside a function runs is no dependency of the function")
+    func aCoalescedBlockRunByABatchInAFunctionIsNoDependency() {
+        let scheduler = TestScheduler()
+        let coalescer = Coalescer(scheduler: scheduler)
+        let model = BatchingFunction()
+        let observer = TestObserver()
+        let echoes = Recording<Int>()
+        observer.observe(model.$echo) { echoes.append($0.new) }
+        observer.observeCoalesced(model, \.$side, in: coalescer) { _, model in
+            _ = model.other
+        }
+        model.a = 2
+        #expect(echoes.elements == [2])
+        let evaluations = model.$echo.evaluationCount
+        // `echo` reads `a` only: what a coalesced block read is not its dependency.
+        model.other = 1
+        #expect(model.$echo.evaluationCount == evaluations)
+        #expect(echoes.elements == [2])
+    }
+
+    @Test("a scheduled flush run inside a batch survives a block that schedules on its coalescer")
+    func aFlushRunInsideABatchSurvivesABlockThatSchedules() async {
+        await #expect(processExitsWith: .success) {
+            let scheduler = TestScheduler()
+            let coalescer = Coalescer(scheduler: scheduler)
+            let pair = BatchedPair()
+            let observer = TestObserver()
+            let seen = Recording<String>()
+            observer.observeCoalesced(pair, \.$a, in: coalescer) { _, pair in
+                seen.append("a \(pair.a)")
+                pair.b = pair.a
+            }
+            observer.observeCoalesced(pair, \.$b, in: coalescer) { _, pair in
+                seen.append("b \(pair.b)")
+            }
+            pair.a = 2  // waits for the scheduler
+            batch {
+                // The scheduler's flush runs here, inside the batch (a run loop turned inside
+                // it, say): the first block schedules the second on the same coalescer.
+                _ = scheduler.runTurn()
+            }
+            #expect(seen.elements == ["a 2", "b 2"])
+            #expect(scheduler.pendingCount == 0 && coalescer.pendingCount == 0)
+        }
+    }
+
+    @Test("a body that throws with a coalescer joined still runs its blocks, then rethrows")
+    func aThrowingBodyStillFlushesTheCoalescer() {
+        let scheduler = TestScheduler()
+        let coalescer = Coalescer(scheduler: scheduler)
+        let pair = BatchedPair()
+        let observer = TestObserver()
+        let seen = Recording<String>()
+        observer.observeCoalesced(pair, \.$a, in: coalescer) { _, pair in
+            seen.append("a \(pair.a)")
+        }
+        #expect(throws: BatchFailure.self) {
+            try batch {
+                pair.a = 7
+                try batch { throw BatchFailure() }
+            }
+        }
+        #expect(seen.elements == ["a 7"])
+        #expect(scheduler.pendingCount == 0 && coalescer.pendingCount == 0)
+        // The batch ended: the next change waits for the scheduler.
+        pair.a = 8
+        #expect(seen.elements == ["a 7"])
+        _ = scheduler.flush()
+        #expect(seen.elements == ["a 7", "a 8"])
+    }
+
+    @Test("a coalescer whose last reference is dropped in a batch still runs its blocks at the end")
+    func aCoalescerDroppedInABatchStillFlushes() {
+        let scheduler = TestScheduler()
+        let pair = BatchedPair()
+        var observer: TestObserver? = TestObserver()
+        let seen = Recording<Int>()
+        weak var weakCoalescer: Coalescer?
+        do {
+            let coalescer = Coalescer(scheduler: scheduler)
+            weakCoalescer = coalescer
+            observer!.observeCoalesced(pair, \.$a, in: coalescer) { _, pair in
+                seen.append(pair.a)
+            }
+        }
+        batch {
+            pair.a = 4
+            // The observation goes with its observer, and the coalescer with it, but for the
+            // batch (and the run it scheduled, which holds the observer).
+            observer = nil
+            pair.a = 5
+        }
+        // The scheduled run held the observer until it ran, with the last value.
+        #expect(seen.elements == [5])
+        #expect(scheduler.pendingCount == 0)
+        #expect(weakCoalescer == nil)
+    }
+
+    @Test("a batch opened in a coalesced block that a batch's end runs flushes at its own end")
+    func aBatchInsideAnEndOfBatchBlock() {
+        let scheduler = TestScheduler()
+        let coalescer = Coalescer(scheduler: scheduler)
+        let pair = BatchedPair()
+        let observer = TestObserver()
+        let seen = Recording<String>()
+        observer.observeCoalesced(pair, \.$a, in: coalescer) { _, pair in
+            seen.append("a \(pair.a)")
+            batch { pair.b = pair.a * 10 }
+            seen.append("inner batch returned")
+        }
+        observer.observeCoalesced(pair, \.$b, in: coalescer) { _, pair in
+            seen.append("b \(pair.b)")
+        }
+        batch { pair.a = 3 }
+        #expect(seen.elements == ["a 3", "b 30", "inner batch returned"])
+        #expect(scheduler.pendingCount == 0 && coalescer.pendingCount == 0)
+    }
+
+    @Test("an observer that the end of a batch tells may open a batch and write: all is told")
+    func aBatchInsideTheEndOfBatchPropagation() {
+        let pair = TriggeredPair()
+        let observer = TestObserver()
+        let sums = Recording<Int>()
+        observer.observe(pair.$sum) { sums.append($0.new) }
+        observer.observe(pair.$triggered) { change in
+            batch {
+                pair.a = change.new
+                pair.b = change.new
+            }
+        }
+        batch { pair.trigger = 4 }
+        #expect(sums.elements == [8])
+        #expect(pair.sum == 8)
+        // The batch is over: a change tells at once.
+        pair.a = 0
+        #expect(sums.elements == [8, 4])
+    }
+
+    @Test("a batch on a thread that then ends leaves other threads and later batches unaffected")
+    func aBatchOnAThreadThatEnds() {
+        let pair = BatchedPair()
+        let observer = TestObserver()
+        let sums = Recording<Int>()
+        observer.observe(pair.$sum) { sums.append($0.new) }
+        runOnThreadAndJoin {
+            batch {
+                pair.a = 2
+                pair.b = 2
+            }
+        }
+        #expect(sums.elements == [4])
+        pair.a = 3
+        #expect(sums.elements == [4, 5])
+    }
+}
