@@ -53,7 +53,7 @@ extension DependencyTracking {
 
     /// Ends a batch. The outermost one runs the queued work (still inside the batch, so that
     /// what the observers schedule joins it), then what joined it, in the order it joined, once
-    /// the batch is over.
+    /// the batch is over, with no evaluation frame open (as observers are called).
     static func endBatch() {
         let joined = ThreadContext.withThisThread {
             context -> [(key: ObjectIdentifier, end: () -> Void)] in
@@ -67,6 +67,9 @@ extension DependencyTracking {
             defer { context.joinedBatch = [] }
             return context.joinedBatch
         }
-        for member in joined { member.end() }
+        guard !joined.isEmpty else { return }
+        // A batch opened inside an evaluation (a synthetic property's function) ends inside it:
+        // what the coalesced blocks read is not the function's dependency.
+        withoutFrames { for member in joined { member.end() } }
     }
 }
