@@ -60,6 +60,10 @@ package struct CoalescingState {
     private enum Frame {
         case batch(depth: Int, queue: [Scheduled])
         case flush(Flush)
+
+        var isFlush: Bool {
+            if case .flush = self { true } else { false }
+        }
     }
 
     /// What the caller releases after unlocking: blocks and entries whose last reference may
@@ -208,7 +212,12 @@ package struct CoalescingState {
             case ended(Flush)
         }
         let taken = withFrames(of: thread) { frames -> Taken in
-            guard case .flush(var flush) = frames.popLast() else {
+            // The innermost flush: a batch that a block of it scheduled into may lie above it
+            // (a coalescer joins the thread's `batch { }` when it first schedules in it, which
+            // may be from inside a flush that began in the batch); that batch ends after it.
+            guard let index = frames.lastIndex(where: \.isFlush),
+                case .flush(var flush) = frames.remove(at: index)
+            else {
                 preconditionFailure("Herald: no flush runs on this thread")
             }
             // Holes: blocks a batch took over.
@@ -223,7 +232,7 @@ package struct CoalescingState {
             flush.ran.insert(ObjectIdentifier(entry))
             let run = flush.queue[head].run!
             flush.queue[head].run = nil  // the caller's is the last reference
-            frames.append(.flush(flush))
+            frames.insert(.flush(flush), at: index)
             return .run(run)
         }
         let flush: Flush
