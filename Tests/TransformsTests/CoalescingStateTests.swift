@@ -284,4 +284,27 @@ struct CoalescingStateTests {
         #expect(log.runs == ["y", "x"])
         #expect(state.pendingCount == 0)
     }
+
+    @Test func aBatchOpenedAboveARunningFlushEndsAfterIt() {
+        var state = State()
+        let log = Log()
+        let (x, runX) = entry("x", log)
+        let (y, runY) = entry("y", log)
+        _ = state.schedule(x, run: runX, on: a)
+        state.beginScheduledFlush(on: a)
+        // The thread's batch began before the flush; the coalescer joins it only when x's
+        // block schedules y: its batch frame lies above the flush, and outlives it.
+        let requested = runFlush(&state, on: a) { state, _ in
+            state.beginBatch(on: a)
+            _ = state.schedule(y, run: runY, on: a)
+        }
+        #expect(requested == false)
+        #expect(log.runs == ["x"])
+        #expect(state.pendingCount == 1)
+        let mustFlush = state.endBatch(on: a)
+        #expect(mustFlush)
+        runFlush(&state, on: a)
+        #expect(log.runs == ["x", "y"])
+        #expect(state.pendingCount == 0)
+    }
 }
