@@ -370,3 +370,54 @@ struct BatchReentryTests {
         #expect(sums.elements == [4, 5])
     }
 }
+
+/// Reads inside a batch compute from the moment's state; what its observers hear does not.
+@Suite("batch: a read in the middle of a batch tells no observer")
+struct BatchMiddleReadTests {
+    @Test("an observed property read in the middle of a batch tells nothing of that state")
+    func aReadInTheMiddleTellsNothing() {
+        let pair = BatchedPair()
+        let observer = TestObserver()
+        let differences = Recording<Update<Int>>()
+        observer.observe(pair.$difference) { differences.append($0) }
+        batch {
+            pair.a += 1
+            #expect(pair.difference == 1)
+            #expect(differences.elements.isEmpty)
+            pair.b += 1
+            #expect(pair.difference == 0)
+        }
+        // Before and after, the difference is 0: nothing to tell, and no update from 1.
+        #expect(differences.elements.isEmpty)
+    }
+
+    @Test("an update at a batch's end goes from the value told before it, not a middle read")
+    func anUpdateStartsFromTheValueToldBefore() {
+        let pair = BatchedPair()
+        let observer = TestObserver()
+        let sums = Recording<Update<Int>>()
+        observer.observe(pair.$sum) { sums.append($0) }
+        batch {
+            pair.a = 5
+            #expect(pair.sum == 6)
+            pair.b = 5
+        }
+        #expect(sums.elements == [Update(2, 10)])
+    }
+
+    @Test("another thread's change in the middle of a batch tells no state from its middle")
+    func anotherThreadsChangeTellsNoMiddleState() {
+        let pair = BatchedPair()
+        let observer = TestObserver()
+        let sums = Recording<Int>()
+        observer.observe(pair.$sum) { sums.append($0.new) }
+        batch {
+            pair.a = 100  // undone before the batch ends
+            runOnThreadAndJoin { pair.b = 2 }
+            pair.a = 1
+        }
+        // States outside the batch: a = 1 with b = 1, then with b = 2. Never a = 100.
+        #expect(!sums.elements.contains(102))
+        #expect(sums.elements.last == 3)
+    }
+}
