@@ -187,15 +187,14 @@ private final class BatchingFunction {
 /// Where a batch is opened: inside an observer, a function, a coalesced block; and how it ends.
 @Suite("batch: opened inside Herald's own work, and ending in every way")
 struct BatchReentryTests {
-    @Test("a batch opened inside an observer of a synthetic property tells before it returns")
-    func aBatchInsideAnObserverTellsBeforeItReturns() {
+    @Test("a batch opened inside an observer propagates in the pass running, once")
+    func aBatchInsideAnObserverPropagatesInThePassRunning() {
         let scheduler = TestScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let pair = TriggeredPair()
         let observer = TestObserver()
         let sums = Recording<Int>()
         let seen = Recording<Int>()
-        let atReturn = Recording<String>()
         observer.observe(pair.$sum) { sums.append($0.new) }
         observer.observeCoalesced(pair, \.$sum, in: coalescer) { _, pair in
             seen.append(pair.sum)
@@ -205,14 +204,14 @@ struct BatchReentryTests {
                 pair.a = 2
                 pair.b = 3
             }
-            atReturn.append("sums \(sums.elements), coalesced \(seen.elements)")
         }
         pair.trigger = 1
-        // The batch is the outermost one: its end is where its observers hear, and where the
-        // coalesced block it scheduled runs (not on the scheduler).
-        #expect(atReturn.elements == ["sums [5], coalesced [5]"])
-        #expect(scheduler.pendingCount == 0)
+        // As any change made in an observer that a propagation calls: told in the pass that
+        // runs, once, with nothing from the middle of the batch; the coalesced block that
+        // pass schedules goes to its scheduler (the batch had ended).
         #expect(sums.elements == [5])
+        scheduler.flush()
+        #expect(seen.elements == [5])
     }
 
     @Test("a coalesced block that a batch inside a function runs is no dependency of the function")

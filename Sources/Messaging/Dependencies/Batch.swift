@@ -19,6 +19,10 @@ import RuntimeShims
 /// that the batch scheduled run, on this thread, before `batch` returns — coalesced at once,
 /// without waiting for their scheduler.
 ///
+/// Inside Herald's own work (an observer that a propagation calls, a synthetic property's
+/// function), a batch propagates as any change made there: in the pass that is running, after
+/// `batch` returns.
+///
 /// Batches nest: the outermost one ends the batch. A batch belongs to its thread: changes other
 /// threads make meanwhile propagate as usual. If `body` throws, the batch ends all the same (what
 /// it changed stays changed and is told), and the error is rethrown.

@@ -1,5 +1,5 @@
 // What Herald's Swift code needs from C: two entry points of the Swift runtime that Swift code
-// may not name (their names are reserved to the runtime), three thread-local variables (Swift
+// may not name (their names are reserved to the runtime), four thread-local variables (Swift
 // has none), and a compiler barrier for Herald's lock.
 #ifndef HERALD_RUNTIME_SHIMS_H
 #define HERALD_RUNTIME_SHIMS_H
@@ -48,13 +48,9 @@ static inline void herald_set_thread_top_frame(void *_Nullable frame) {
     herald_thread_top_frame_storage = frame;
 }
 
-/// The calling thread's part in Messaging's delivery turns, in one word so that taking and
-/// giving up a delivering role costs an increment and a decrement with a compare: twice the
-/// number of messengers' delivering roles the thread holds, plus 1 if the thread queued work
-/// behind another thread's delivery, while it delivered itself, and must pay that turn once it
-/// holds no role (see `OwedTurns`). Defined in RuntimeShims.c.
 /// How many `batch { }` the thread is inside: read by every propagation and every coalesced
-/// schedule, so one load where a look-up of the thread's context would be a call.
+/// schedule, so one load where a look-up of the thread's context would be a call. Defined in
+/// RuntimeShims.c.
 extern _Thread_local long herald_thread_batch_depth_storage;
 
 static inline long herald_thread_batch_depth(void) { return herald_thread_batch_depth_storage; }
@@ -63,6 +59,11 @@ static inline void herald_set_thread_batch_depth(long depth) {
     herald_thread_batch_depth_storage = depth;
 }
 
+/// The calling thread's part in Messaging's delivery turns, in one word so that taking and
+/// giving up a delivering role costs an increment and a decrement with a compare: twice the
+/// number of messengers' delivering roles the thread holds, plus 1 if the thread queued work
+/// behind another thread's delivery, while it delivered itself, and must pay that turn once it
+/// holds no role (see `OwedTurns`). Defined in RuntimeShims.c.
 extern _Thread_local long herald_thread_delivery_storage;
 
 /// The calling thread took a messenger's delivering role.
