@@ -38,8 +38,7 @@ extension DependencyTracking {
     /// thread's computation or for a messenger's delivering role.
     @usableFromInline
     package static var holdsNothing: Bool {
-        guard let context = ThreadContext.current else { return true }
-        return context.work.isEmpty
+        ThreadContext.withCurrent { $0.work.isEmpty } ?? true
     }
 
     /// This thread's identity (see ``beginWork(on:since:)``) and ``holdsNothing``, with one
@@ -119,9 +118,8 @@ extension DependencyTracking {
     /// Takes the property this thread is to wait for, if any (see ``oweWait(for:)``).
     @usableFromInline
     package static func takeOwedWait() -> AnyObject? {
-        guard let context = ThreadContext.current, context.owedWait != nil else { return nil }
-        defer { context.owedWait = nil }
-        return context.owedWait
+        // Unretained, and moved out: this runs before every propagation of a property.
+        ThreadContext.withCurrent { $0.owedWait.take() } ?? nil
     }
 
     /// An identity of this thread, for telling who evaluates what.

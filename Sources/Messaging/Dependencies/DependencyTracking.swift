@@ -232,6 +232,10 @@ package enum DependencyTracking {
                 work = .none
             case 1:
                 work = .one(context.queued.removeLast())
+            case _ where start == 0:
+                // The whole queue: moved, not copied item by item (a retain and a release each).
+                work = .many(context.queued)
+                context.queued = []
             default:
                 work = .many(Array(context.queued[start...]))
                 while context.queued.count > start { context.queued.removeLast() }
@@ -245,12 +249,23 @@ package enum DependencyTracking {
     /// Queues `work` (taken by ``takeMarkedWork(on:)``, maybe on another thread) on this thread
     /// and runs the queue (see ``propagateQueuedWork()``).
     @usableFromInline
-    package static func propagate(_ work: MarkedWork) {
+    package static func propagate(_ work: consuming MarkedWork) {
+        // Taken apart here, outside the closure, so that the array is moved, not shared: a
+        // shared one would be copied at the queue's first change.
+        let one: (any PropagationWork)?
+        var many: [any PropagationWork]
+        switch consume work {
+        case .none: return
+        case .one(let work): (one, many) = (work, [])
+        case .many(let work): (one, many) = (nil, work)
+        }
         ThreadContext.withThisThread { context in
-            switch work {
-            case .none: return
-            case .one(let work): context.queued.append(work)
-            case .many(let work): context.queued.append(contentsOf: work)
+            if let one {
+                context.queued.append(one)
+            } else if context.queued.isEmpty {
+                swap(&context.queued, &many)
+            } else {
+                context.queued.append(contentsOf: many)
             }
             propagateQueuedWork(in: context)
         }
@@ -279,16 +294,20 @@ package enum DependencyTracking {
         let outerHop = context.markingHop
         context.markingHop = dependents.source
         defer { context.markingHop = outerHop }
-        // The entries are used unretained: `dependents` keeps them alive (the caller holds it).
-        dependents.entries.withUnsafeBufferPointer { entries in
-            for index in entries.indices {
-                Unmanaged.passUnretained(entries[index])._withUnsafeGuaranteedRef { entry in
-                    guard let live = entry.reference.retained() else { return }
-                    let change = entry.kind.mark(live, definitely: definitely, in: context)
-                    handOn(change, in: context, keepingAlive: keepingAlive)
-                    // Kept alive as `change.released` is (see `handOn`).
-                    if keepingAlive { context.keptAlive.append(live) } else { live.release() }
-                }
+        // The entries are used in place, through the pointer: `dependents` keeps them (the
+        // caller holds it), and a copy of an entry would retain its unowned reference (an atomic
+        // increment, and a decrement after).
+        withExtendedLifetime(dependents) {
+            let entries = dependents.unsafeEntries
+            guard var entry = entries.baseAddress else { return }
+            let end = entry + entries.count
+            while entry < end {
+                defer { entry += 1 }
+                guard let live = DependentList.Entry.retained(at: entry) else { continue }
+                let change = entry.pointee.kind.mark(live, definitely: definitely, in: context)
+                handOn(change, in: context, keepingAlive: keepingAlive)
+                // Kept alive as `change.released` is (see `handOn`).
+                if keepingAlive { context.keptAlive.append(live) } else { live.release() }
             }
         }
     }
@@ -363,59 +382,5 @@ package enum MarkedWork {
     @inlinable package var isEmpty: Bool {
         if case .none = self { return true }
         return false
-    }
-}
-
-/// The dependents of a source, held weakly. Immutable: a change makes a new list, so a sender
-/// can use the list it read under the source's lock after unlocking.
-@usableFromInline
-package final class DependentList: @unchecked Sendable {
-    /// An object, not a struct, so that marking reads it without copying it.
-    package final class Entry: @unchecked Sendable {
-        /// Not `weak`: that would give every dependent a side table, slowing each retain and
-        /// release of it (see ``NativeWeak``). Dependents are Herald's own, native, objects.
-        let reference: NativeWeak<AnyObject>
-        /// The dependent's type, for calling the object that `reference` gave (retained) —
-        /// never before, when it may have begun to deinitialize.
-        let kind: any Dependent.Type
-        let identity: ObjectIdentifier
-
-        init(_ dependent: any Dependent) {
-            reference = NativeWeak(dependent)
-            kind = type(of: dependent)
-            identity = ObjectIdentifier(dependent)
-        }
-
-        /// Whether the dependent has not begun to deinitialize (asked under the source's lock:
-        /// it retains nothing, so it cannot release a last reference there).
-        var isLive: Bool { reference.isLive }
-    }
-    package let entries: [Entry]
-    /// The identity of the source whose dependents these are.
-    package let source: ObjectIdentifier
-
-    init(_ entries: [Entry], of source: ObjectIdentifier) {
-        self.entries = entries
-        self.source = source
-    }
-
-    /// `list`, the dependents of `source`, with `dependent` added (once).
-    package static func adding(
-        _ dependent: any Dependent, to list: DependentList?, of source: AnyObject
-    ) -> DependentList {
-        let identity = ObjectIdentifier(dependent)
-        let live = (list?.entries ?? []).filter(\.isLive)
-        let of = ObjectIdentifier(source)
-        if live.contains(where: { $0.identity == identity }) { return DependentList(live, of: of) }
-        return DependentList(live + [Entry(dependent)], of: of)
-    }
-
-    /// `list` without `dependent` (and without dependents that died), or nil if none is left.
-    package static func removing(_ identity: ObjectIdentifier, from list: DependentList?)
-        -> DependentList?
-    {
-        guard let list else { return nil }
-        let rest = list.entries.filter { $0.identity != identity && $0.isLive }
-        return rest.isEmpty ? nil : DependentList(rest, of: list.source)
     }
 }

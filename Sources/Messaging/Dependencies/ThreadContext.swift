@@ -139,9 +139,19 @@ final class ThreadContext {
     }
 
     /// `body` applied to this thread's context (made on first use), without retaining it.
+    /// (`body` is called from one place, so that it is inlined: called from two, the fast path
+    /// and the first use, it was compiled as a closure of its own.)
     @inline(__always)
     static func withThisThread<Result>(_ body: (ThreadContext) -> Result) -> Result {
-        guard let pointer = herald_thread_context() else { return body(forThisThread) }
+        let pointer = herald_thread_context() ?? makeForThisThread()
+        return Unmanaged<ThreadContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// `body` applied to this thread's context, without retaining it, if the thread has made
+    /// one (else nil, and `body` does not run).
+    @inline(__always)
+    static func withCurrent<Result>(_ body: (ThreadContext) -> Result) -> Result? {
+        guard let pointer = herald_thread_context() else { return nil }
         return Unmanaged<ThreadContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
@@ -168,12 +178,18 @@ final class ThreadContext {
 
     /// This thread's context, made on first use.
     static var forThisThread: ThreadContext {
-        if let current { return current }
-        let context = ThreadContext()
-        let retained = Unmanaged.passRetained(context).toOpaque()
+        let pointer = herald_thread_context() ?? makeForThisThread()
+        return Unmanaged<ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Makes this thread's context (it has none), kept until the thread ends; returns it,
+    /// unretained.
+    @inline(never)
+    private static func makeForThisThread() -> UnsafeMutableRawPointer {
+        let retained = Unmanaged.passRetained(ThreadContext()).toOpaque()
         pthread_setspecific(key, retained)
         herald_set_thread_context(retained)
-        return context
+        return retained
     }
 }
 

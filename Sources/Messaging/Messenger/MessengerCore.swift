@@ -118,7 +118,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     ) {
         let work = DependencyTracking.takeMarkedWork(on: thread)
         Self.deliver(message, from: author, sequence: sequence, to: receivers)
-        if !work.isEmpty { propagateInTurn(work) }
+        if !work.isEmpty { propagateInTurn(consume work) }
     }
 
     /// Runs work that marking queued, on the delivering thread, after what waits in this
@@ -129,9 +129,9 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     /// the work runs, or after it went behind the queue, can still be in the values it computes
     /// from.
     @usableFromInline
-    func propagateInTurn(_ work: MarkedWork, mayWait: Bool = true) {
+    func propagateInTurn(_ work: consuming MarkedWork, mayWait: Bool = true) {
         if mayWait, role.load(ordering: .acquiring) & Self.hasPending != 0 {
-            performInTurn { [self] in propagateInTurn(work, mayWait: false) }
+            performInTurn { [work, self] in propagateInTurn(work, mayWait: false) }
         } else {
             DependencyTracking.propagate(work)
         }
