@@ -730,18 +730,20 @@ struct SyntheticLifetimeTests {
         chain = []
         holder = nil
         #expect(deaths.count == 1)
-        // The helper threads' closures (which captured the chain) go as those threads exit.
+        // The helper threads' closures (which captured the chain) go as those threads exit,
+        // and their deinits edit the list meanwhile: it is read under its lock.
+        func dependents() -> DependentList? { source.core.lock.withLock { source.core.dependents } }
         let deadline = Date().addingTimeInterval(30)
-        while source.core.dependents?.entries.isEmpty == false, Date() < deadline {
+        while dependents()?.entries.isEmpty == false, Date() < deadline {
             source.value += 1  // marking skips what died
             sched_yield()
-            if source.core.dependents?.entries.allSatisfy({ !$0.isLive }) == true { break }
+            if dependents()?.entries.allSatisfy({ !$0.isLive }) == true { break }
         }
         // Whatever is left must be dead entries only if a deinit is still running: wait again.
-        while source.core.dependents != nil, Date() < deadline { sched_yield() }
-        let entries = source.core.dependents?.entries ?? []
+        while dependents() != nil, Date() < deadline { sched_yield() }
+        let entries = dependents()?.entries ?? []
         #expect(
-            source.core.dependents == nil,
+            dependents() == nil,
             "\(entries.count) entries, live: \(entries.map(\.isLive)), nodes: \(entries.map { identities.firstIndex(of: $0.identity) ?? -1 })"
         )
     }

@@ -71,15 +71,7 @@ extension Synthetic {
             return true
         }
         guard mustWire else { return }
-        // Wiring a path reads properties: they are not dependencies of an evaluation that
-        // happens to be the first to reach this property.
-        let this = NativeWeak(self)
-        let observations = DependencyTracking.withoutFrames {
-            declared.indices.map { index in
-                core.lock.withLock { pathsLeftToObserve = declared.count - 1 - index }
-                return declared[index].observe(from: owner) { this.object?.invalidate() }
-            }
-        }
+        let observations = declared.isEmpty ? [] : observeDeclaredPaths(from: owner)
         let computedMeanwhile = core.lock.withLock { () -> Bool in
             declaredObservations = observations
             binding = nil
@@ -93,5 +85,20 @@ extension Synthetic {
         }
         isBound.store(true, ordering: .releasing)
         if computedMeanwhile && !declared.isEmpty { invalidate() }
+    }
+
+    /// Observes the declared paths from `owner`: a change along one invalidates the property.
+    /// (Apart, so that a property with none makes no box for the reference the observations
+    /// capture.)
+    private func observeDeclaredPaths(from owner: Owner) -> [AnyObject] {
+        let this = NativeWeak(self)
+        // Wiring a path reads properties: they are not dependencies of an evaluation that
+        // happens to be the first to reach this property.
+        return DependencyTracking.withoutFrames {
+            declared.indices.map { index in
+                core.lock.withLock { pathsLeftToObserve = declared.count - 1 - index }
+                return declared[index].observe(from: owner) { this.object?.invalidate() }
+            }
+        }
     }
 }

@@ -165,10 +165,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         self.tell = tell
         super.init()
         frame.dependent = self
-        // Not `[weak self]`: a weak reference would give the property a side table, which makes
-        // every retain and release of it slow (see `NativeWeak`).
-        let this = NativeWeak(self)
-        core.setConnectionCountHandler { this.object?.observationCountChanged() }
+        core.setConnectionCountObserver(self)
     }
 
     /// A synthetic property that one loader function serves together with others: the loader
@@ -330,7 +327,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
 
     // MARK: Observed means eager
 
-    private func observationCountChanged() {
+    /// An observation started or ended (see `ConnectionCountObserver`).
+    @usableFromInline package func connectionCountChanged() {
         // The count and the state in one step: two threads starting and ending observations
         // must not leave the state saying the opposite of the count.
         let becameObserved = core.lock.withLock { () -> Bool in
@@ -404,3 +402,5 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
 // The state and values are guarded by the core's lock; sharing the property shares its values,
 // so it is `Sendable` when they are.
 extension Synthetic: @unchecked Sendable where Value: Sendable {}
+
+extension Synthetic: ConnectionCountObserver {}

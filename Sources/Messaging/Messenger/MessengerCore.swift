@@ -19,9 +19,9 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
     @usableFromInline package let lock = Lock()
     @usableFromInline @exclusivity(unchecked) var state = DeliveryState()
     @usableFromInline @exclusivity(unchecked) var pending = PendingQueue<Message>()
-    /// Told after each start and end of an observation (see `setConnectionCountHandler`). Set
+    /// Told after each start and end of an observation (see `setConnectionCountObserver`). Set
     /// before the core is shared, read without the lock.
-    @usableFromInline @exclusivity(unchecked) var connectionCountHandler: (() -> Void)?
+    @usableFromInline @exclusivity(unchecked) var countObserver = CountObserverReference()
     /// What is computed from this messenger's state (synthetic properties that read it), told
     /// of each message before it is delivered. Guarded by `lock`; nil while there is none.
     @usableFromInline @exclusivity(unchecked) var dependents: DependentList?
@@ -389,7 +389,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             return (connection, notify)
         }
         receiver?.storage.add(connection)
-        connectionCountHandler?()
+        countObserver.tell()
         tellObservationState(true, notify)
         return connection
     }
@@ -500,7 +500,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             }
             return beginStateChange(isObserved: false)
         }
-        connectionCountHandler?()
+        countObserver.tell()
         tellObservationState(false, notify)
     }
 
@@ -520,7 +520,7 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
             connection.receiver?.forget(connection)
             connection.endedByObservedSide()
         }
-        if wasObserved { connectionCountHandler?() }
+        if wasObserved { countObserver.tell() }
         tellObservationState(false, notify)
     }
 
@@ -657,13 +657,17 @@ package final class MessengerCore<Message>: DeliveryTurns, @unchecked Sendable {
         }
     }
 
-    /// Calls `handler` outside the lock after each start and end of an observation of this
-    /// messenger (also after an attempt to end one that had ended; not when one is replaced,
-    /// nor when the messenger dies). Not ordered with the deliveries. Must be called before the
-    /// messenger is shared with other threads (it is read without the lock), at most once.
+    /// Tells `observer` (``ConnectionCountObserver/connectionCountChanged()``), outside the
+    /// lock, after each start and end of an observation of this messenger (also after an
+    /// attempt to end one that had ended; not when one is replaced, nor when the messenger
+    /// dies), while the observer lives: the core does not keep it alive. Not ordered with the
+    /// deliveries. Must be called before the messenger is shared with other threads (it is read
+    /// without the lock), at most once.
     @usableFromInline
-    package func setConnectionCountHandler(_ handler: @escaping () -> Void) {
-        connectionCountHandler = handler
+    package func setConnectionCountObserver<Observer: ConnectionCountObserver>(
+        _ observer: Observer
+    ) {
+        countObserver = CountObserverReference(observer)
     }
 
     package var observationSites: [DeclarationSite] {
@@ -693,8 +697,8 @@ package protocol DeliveryTurns: AnyObject, Sendable {
     func endDeliveringDirectly()
     /// See ``MessengerCore/soleConnection``.
     var soleConnection: ConnectionBase? { get }
-    /// See ``MessengerCore/setConnectionCountHandler(_:)``.
-    func setConnectionCountHandler(_ handler: @escaping () -> Void)
+    /// See ``MessengerCore/setConnectionCountObserver(_:)``.
+    func setConnectionCountObserver<Observer: ConnectionCountObserver>(_ observer: Observer)
     /// See ``MessengerCore/takeTurnIfBehind()``.
     func takeTurnIfBehind()
 }

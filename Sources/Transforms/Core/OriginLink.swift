@@ -14,7 +14,9 @@ import Synchronization
 /// then carry the composed stages of a whole chain, or route messages sent directly into its
 /// origin to the chain's root.
 @usableFromInline
-package final class OriginLink<Origin: ObservableObject>: FusionLink, @unchecked Sendable {
+package final class OriginLink<Origin: ObservableObject>: FusionLink, ConnectionCountObserver,
+    @unchecked Sendable
+{
     // `lock` protects the origin references, `connection` and `currentGate`. `forward` and
     // `lending` are immutable; `run` is guarded by `StageFusion`'s lock.
     private let lock = Lock()
@@ -39,11 +41,7 @@ package final class OriginLink<Origin: ObservableObject>: FusionLink, @unchecked
         self.forward = forward
         self.lending = lending
         if weakly { weakOrigin = origin } else { strongOrigin = origin }
-        // Whether this transform can lend its stage depends on who observes it.
-        lending?.core.setConnectionCountHandler { [weak self] in
-            guard let self else { return }
-            StageFusion.settle(self)
-        }
+        lending?.core.setConnectionCountObserver(self)
         if let origin {
             let connection = makeConnection(
                 on: origin.messenger.core, gate: currentGate, receive: forward)
@@ -55,6 +53,11 @@ package final class OriginLink<Origin: ObservableObject>: FusionLink, @unchecked
     deinit {
         currentGate.close()
         connection?.detachFromMessenger()
+    }
+
+    /// Whether this transform can lend its stage depends on who observes it.
+    @usableFromInline package func connectionCountChanged() {
+        StageFusion.settle(self)
     }
 
     /// The current origin (nil only for a weak link whose origin died or was set to nil).
