@@ -205,6 +205,34 @@ struct SyntheticHybridAndLoaderTests {
         #expect(received.elements == ["10->70 by property"])
     }
 
+    #if DEBUG
+        @Test(
+            "hybrid: a set made while the property tells of its recomputation is authored by the setter"
+        )
+        func aSetMadeWhileThePropertyTellsIsAuthoredByTheSetter() {
+            let model = PairOfSources()
+            let editor = Author("editor")
+            let observer = TestObserver()
+            let received = Recording<String>()
+            observer.observe(model.$tenfold) { update, author in
+                received.append(
+                    "\(update.old)->\(update.new) by \(author === editor ? "editor" : author === model.$tenfold ? "property" : "other")"
+                )
+            }
+            let setOnce = Recording<Bool>()
+            // Another party's set lands after the recomputation, before its update is sent.
+            SyntheticTestHooks.$beforeSending.withValue({
+                guard setOnce.elements.isEmpty else { return }
+                setOnce.append(true)
+                model.$tenfold.set(999, as: editor)
+            }) {
+                model.x = 2
+            }
+            #expect(model.tenfold == 999)
+            #expect(received.elements == ["10->999 by editor"])
+        }
+    #endif
+
     @Test("custom loaders: one loader serves many properties")
     func oneLoaderServesManyProperties() {
         let record = Record()

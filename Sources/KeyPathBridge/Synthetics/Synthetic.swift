@@ -376,19 +376,24 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         var isCurrent = true
         _ = refresh(readThrough: owner, version: &version, isCurrent: &isCurrent)
         withExtendedLifetime(owner) {}
-        let rule = changeRule
         let setter = core.lock.withLock { () -> AnyAuthor? in
             defer { self.setter = nil }
             return self.setter
         }
+        #if DEBUG
+            SyntheticTestHooks.beforeSending?()
+        #endif
         core.send(from: setter ?? self) { () -> Update<Value>? in
+            // A set since the author was taken: the value is the setter's, and its own tell
+            // (queued by the set, or already queued) sends it, authored by the setter.
+            guard self.setter == nil else { return nil }
             let (may, hasTold) = state.mayTell()
             guard may, let current = cached else { return nil }
             guard hasTold, let old = told else {
                 told = current
                 return nil
             }
-            guard rule.isChange(from: old, to: current) else { return nil }
+            guard changeRule.isChange(from: old, to: current) else { return nil }
             told = current
             return Update(old, current)
         }
@@ -398,6 +403,16 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         frame.forgetSources(of: ObjectIdentifier(self))
     }
 }
+
+#if DEBUG
+    /// Test hooks of synthetic properties, task-local so that tests running in parallel do not
+    /// see each other's.
+    @usableFromInline package enum SyntheticTestHooks {
+        /// Runs when an observed property is about to tell its observers, after its author was
+        /// taken (outside every lock).
+        @usableFromInline @TaskLocal package static var beforeSending: (@Sendable () -> Void)?
+    }
+#endif
 
 // The state and values are guarded by the core's lock; sharing the property shares its values,
 // so it is `Sendable` when they are.
