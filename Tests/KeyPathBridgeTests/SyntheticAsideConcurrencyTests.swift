@@ -5,19 +5,6 @@ import Testing
 
 @testable import KeyPathBridge
 
-private final class AsideModel: @unchecked Sendable {
-    let gate: RunGate
-    init(stops: [Int]) { gate = RunGate(stops: stops) }
-    @ObservableVar var base = 1
-    @Synthetic({ (model: AsideModel) in
-        let value = model.base * 10
-        model.gate.pass()
-        return value
-    })
-    var slow: Int
-    @Synthetic({ (model: AsideModel) in model.slow + 1 }) var reader: Int
-}
-
 private final class DropModel: @unchecked Sendable {
     let gate = RunGate(stops: [1, 2])
     @ObservableVar var flag = true
@@ -41,7 +28,7 @@ struct SyntheticAsideConcurrencyTests {
     /// A check that refreshes a source computed aside compares the stored version (the old
     /// value's) and finds nothing moved, though the aside computed a new value.
     @Test func aCheckThroughAnAsideSeesTheNewValue() {
-        let model = AsideModel(stops: [1])
+        let model = GatedSlow(stops: [1])
         let box = UncheckedBox(model)
         #expect(model.reader == 11)
         model.base = 2  // slow invalid, reader may be stale
@@ -59,7 +46,7 @@ struct SyntheticAsideConcurrencyTests {
     /// A value stored from an aside while the source is invalid is not told of a later
     /// change of the source (a stale property tells nothing downstream).
     @Test func aValueComputedFromAnAsideHearsOfALaterChange() {
-        let model = AsideModel(stops: [0])
+        let model = GatedSlow(stops: [0])
         let box = UncheckedBox(model)
         let holder = FinishingThread { _ = box.value.slow }  // run 0: holds slow
         model.gate.waitUntilStopped(atRun: 0)

@@ -461,3 +461,18 @@ extension PCBranchy {
         return Set((list?.entries ?? []).filter(\.isLive).map(\.identity))
     }
 }
+
+/// A property whose function pauses at a gate on the evaluations `stops` names (see `RunGate`),
+/// and one that reads it: for tests of who waits and of values computed aside.
+final class GatedSlow: @unchecked Sendable {
+    let gate: RunGate
+    init(stops: [Int]) { gate = RunGate(stops: stops) }
+    @ObservableVar var base = 1
+    @Synthetic({ (model: GatedSlow) in
+        let value = model.base * 10
+        model.gate.pass()
+        return value
+    })
+    var slow: Int
+    @Synthetic({ (model: GatedSlow) in model.slow + 1 }) var reader: Int
+}

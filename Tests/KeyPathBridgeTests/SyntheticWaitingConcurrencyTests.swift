@@ -5,18 +5,6 @@ import Testing
 
 @testable import KeyPathBridge
 
-private final class WaitGated: @unchecked Sendable {
-    let gate = RunGate(stops: [0])
-    @ObservableVar var base = 1
-    @Synthetic({ (model: WaitGated) in
-        let value = model.base * 10
-        model.gate.pass()
-        return value
-    })
-    var slow: Int
-    @Synthetic({ (model: WaitGated) in model.slow + 1 }) var reader: Int
-}
-
 /// Waits (yielding) until `condition` holds; false if it did not within ten seconds.
 private func eventuallyTrue(_ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(10)
@@ -33,7 +21,7 @@ private func eventuallyTrue(_ condition: () -> Bool) -> Bool {
 @Suite("Synthetic properties: who waits (concurrency)")
 struct SyntheticWaitingConcurrencyTests {
     @Test func aReaderThatHoldsNothingWaitsForTheComputingThreadAndGetsItsResult() {
-        let model = WaitGated()
+        let model = GatedSlow(stops: [0])
         let box = UncheckedBox(model)
         let first = Recording<Int>()
         let second = Recording<Int>()
@@ -54,7 +42,7 @@ struct SyntheticWaitingConcurrencyTests {
     }
 
     @Test func aReaderInsideAnEvaluationComputesAsideWithoutWaitingAndOnlyOneResultIsStored() {
-        let model = WaitGated()
+        let model = GatedSlow(stops: [0])
         let box = UncheckedBox(model)
         let computing = FinishingThread { _ = box.value.slow }
         model.gate.waitUntilStopped(atRun: 0)
@@ -80,7 +68,7 @@ struct SyntheticWaitingConcurrencyTests {
     }
 
     @Test func aValueComputedAsideFromAStateThatChangedIsNotStoredByItsReader() {
-        let model = WaitGated()
+        let model = GatedSlow(stops: [0])
         let box = UncheckedBox(model)
         let computing = FinishingThread { _ = box.value.slow }
         model.gate.waitUntilStopped(atRun: 0)
@@ -101,7 +89,7 @@ struct SyntheticWaitingConcurrencyTests {
     }
 
     @Test func aWaitingReaderComputesItselfWhenTheComputationItWaitedForWasOvertaken() {
-        let model = WaitGated()
+        let model = GatedSlow(stops: [0])
         let box = UncheckedBox(model)
         let first = Recording<Int>()
         let second = Recording<Int>()
