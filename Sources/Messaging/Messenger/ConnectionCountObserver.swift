@@ -14,46 +14,38 @@ package protocol ConnectionCountObserver: AnyObject {
     func connectionCountChanged()
 }
 
-extension ConnectionCountObserver {
-    /// Tells `object`, which is of this type.
-    fileprivate static func tell(_ object: AnyObject) {
-        unsafeDowncast(object, to: Self.self).connectionCountChanged()
-    }
-}
-
 /// How a messenger core refers to its ``ConnectionCountObserver``: without keeping it alive, and
 /// without a closure (for a synthetic property, a closure capturing it was two allocations, its
 /// context and a box for the reference), nor a `weak` reference (a side table, which makes every
-/// retain of the observer slow: see ``NativeWeak``). The observer's type is kept beside it, so
-/// that telling it needs no dynamic cast.
+/// retain of the observer slow: see ``NativeWeak``). The observer's conformance is found when it
+/// is told (a cached look-up, once per observation started or ended), so that the reference is
+/// one `NativeWeak` and messengers without an observer pay for no more.
 @usableFromInline
 struct CountObserverReference: ~Copyable {
     @usableFromInline let observer: NativeWeak<AnyObject>
-    @usableFromInline let kind: (any ConnectionCountObserver.Type)?
 
     /// No observer.
     @inlinable init() {
         observer = NativeWeak()
-        kind = nil
     }
 
     /// Refers to `observer`.
-    init<Observer: ConnectionCountObserver>(_ observer: Observer) {
+    init(_ observer: some ConnectionCountObserver) {
         #if canImport(ObjectiveC)
             assert(!(observer is NSObject), "Herald: a count observer must be a native object")
         #endif
         self.observer = NativeWeak(observer)
-        kind = Observer.self
     }
 
     /// Tells the observer, if there is one and it lives. (Most messengers have none: they pay
     /// one comparison.)
     @inlinable func tell() {
-        if _slowPath(kind != nil) { tellObserver() }
+        if _slowPath(observer.address != nil) { tellObserver() }
     }
 
     @usableFromInline func tellObserver() {
-        guard let kind, let object = observer.object else { return }
-        kind.tell(object)
+        guard let object = observer.object else { return }
+        // Only conforming objects are referred to (see `init(_:)`).
+        (object as? any ConnectionCountObserver)?.connectionCountChanged()
     }
 }
