@@ -1,3 +1,4 @@
+import Dispatch
 import HeraldTestSupport
 import Testing
 
@@ -206,19 +207,25 @@ struct SyntheticHybridAndLoaderTests {
     }
 
     #if DEBUG
+        /// `tenfold` of a new model, observed: each update recorded as `old->new by` its author
+        /// (the editor, the property, or another).
+        private func observedTenfold() -> (PairOfSources, Author, AuthoredUpdates) {
+            let model = PairOfSources()
+            let editor = Author("editor")
+            let updates = AuthoredUpdates()
+            updates.observer.observe(model.$tenfold) { update, author in
+                let by =
+                    author === editor ? "editor" : author === model.$tenfold ? "property" : "other"
+                updates.log.append("\(update.old)->\(update.new) by \(by)")
+            }
+            return (model, editor, updates)
+        }
+
         @Test(
             "hybrid: a set made while the property tells of its recomputation is authored by the setter"
         )
         func aSetMadeWhileThePropertyTellsIsAuthoredByTheSetter() {
-            let model = PairOfSources()
-            let editor = Author("editor")
-            let observer = TestObserver()
-            let received = Recording<String>()
-            observer.observe(model.$tenfold) { update, author in
-                received.append(
-                    "\(update.old)->\(update.new) by \(author === editor ? "editor" : author === model.$tenfold ? "property" : "other")"
-                )
-            }
+            let (model, editor, updates) = observedTenfold()
             let setOnce = Recording<Bool>()
             // Another party's set lands after the recomputation, before its update is sent.
             SyntheticTestHooks.$beforeSending.withValue({
@@ -229,7 +236,38 @@ struct SyntheticHybridAndLoaderTests {
                 model.x = 2
             }
             #expect(model.tenfold == 999)
-            #expect(received.elements == ["10->999 by editor"])
+            #expect(updates.log.elements == ["10->999 by editor"])
+        }
+
+        @Test(
+            "hybrid: a set from another thread, whose tell takes its author before the running tell sends, is authored by the setter"
+        )
+        func aSetFromAnotherThreadIsAuthoredByTheSetterWhicheverTellSendsFirst() {
+            let (model, editor, updates) = observedTenfold()
+            let setterPaused = DispatchSemaphore(value: 0)
+            let firstTellSent = DispatchSemaphore(value: 0)
+            let setting = Recording<FinishingThread>()
+            // This thread's tell of 20 pauses after taking its author (none); another thread
+            // sets 999, and its own tell pauses after taking the setter, until this one sent.
+            SyntheticTestHooks.$beforeSending.withValue({
+                guard setting.elements.isEmpty else { return }
+                let thread = FinishingThread {
+                    SyntheticTestHooks.$beforeSending.withValue({
+                        setterPaused.signal()
+                        firstTellSent.wait()
+                    }) {
+                        model.$tenfold.set(999, as: editor)
+                    }
+                }
+                setting.append(thread)
+                setterPaused.wait()
+            }) {
+                model.x = 2
+            }
+            firstTellSent.signal()
+            #expect(setting.elements.first?.finished(within: 60) == true)
+            #expect(model.tenfold == 999)
+            #expect(updates.log.elements == ["10->999 by editor"])
         }
     #endif
 
@@ -245,4 +283,10 @@ struct SyntheticHybridAndLoaderTests {
         #expect(record.name == "Ada")
         #expect(record.loads.elements == ["name", "email", "email", "name"])
     }
+}
+
+/// Updates of a property, each with its author, and the observer that hears them.
+final class AuthoredUpdates: Sendable {
+    let observer = TestObserver()
+    let log = Recording<String>()
 }

@@ -104,6 +104,9 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @usableFromInline @exclusivity(unchecked) var pathsLeftToObserve = 0
     /// Who set the value that the observers are to be told of next (a hybrid set).
     @usableFromInline @exclusivity(unchecked) var setter: AnyAuthor?
+    /// How many sets stored a value (wrapping): a tell sends only if none did since it took
+    /// its author (see `tellObservers()`).
+    @usableFromInline @exclusivity(unchecked) var storedSets: UInt64 = 0
     @exclusivity(unchecked) var declaredObservations: [AnyObject] = []
     /// Its evaluations' frame, which keeps what the last one read (see `EvaluationFrame`).
     @usableFromInline let frame = EvaluationFrame()
@@ -301,6 +304,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             if overStale { SyntheticState.setsOverStale.add(1, ordering: .releasing) }
             if store {
                 cached = value
+                storedSets &+= 1
                 // Only an update told next names the setter (see `sourceChanged`). The one it
                 // replaces is released after unlocking.
                 replaced = setter
@@ -376,17 +380,19 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         var isCurrent = true
         _ = refresh(readThrough: owner, version: &version, isCurrent: &isCurrent)
         withExtendedLifetime(owner) {}
-        let setter = core.lock.withLock { () -> AnyAuthor? in
+        let (setter, setsBefore) = core.lock.withLock { () -> (AnyAuthor?, UInt64) in
             defer { self.setter = nil }
-            return self.setter
+            return (self.setter, storedSets)
         }
         #if DEBUG
             SyntheticTestHooks.beforeSending?()
         #endif
         core.send(from: setter ?? self) { () -> Update<Value>? in
-            // A set since the author was taken: the value is the setter's, and its own tell
-            // (queued by the set, or already queued) sends it, authored by the setter.
-            guard self.setter == nil else { return nil }
+            // A set stored a value since the author was taken: the value is the setter's, and
+            // the set's own tell (queued by the set, or queued already and not begun, as the
+            // queued flag was cleared above) sends it, authored by the setter, whichever
+            // thread's tell takes the lock first.
+            guard storedSets == setsBefore else { return nil }
             let (may, hasTold) = state.mayTell()
             guard may, let current = cached else { return nil }
             guard hasTold, let old = told else {
