@@ -286,7 +286,7 @@ struct SyntheticHybridAndLoaderTests {
 }
 
 /// Updates of a property, each with its author, and the observer that hears them.
-final class AuthoredUpdates: Sendable {
+private final class AuthoredUpdates: Sendable {
     let observer = TestObserver()
     let log = Recording<String>()
 }

@@ -410,16 +410,6 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     }
 }
 
-#if DEBUG
-    /// Test hooks of synthetic properties, task-local so that tests running in parallel do not
-    /// see each other's.
-    @usableFromInline package enum SyntheticTestHooks {
-        /// Runs when an observed property is about to tell its observers, after its author was
-        /// taken (outside every lock).
-        @usableFromInline @TaskLocal package static var beforeSending: (@Sendable () -> Void)?
-    }
-#endif
-
 // The state and values are guarded by the core's lock; sharing the property shares its values,
 // so it is `Sendable` when they are.
 extension Synthetic: @unchecked Sendable where Value: Sendable {}
