@@ -108,7 +108,7 @@ struct BatchTests {
 
     @Test("a coalesced block over a synthetic property runs once, at the end, with the last value")
     func aCoalescedBlockRunsOnceAtTheEnd() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let pair = BatchedPair()
         let observer = TestObserver()
@@ -126,8 +126,8 @@ struct BatchTests {
 
     @Test("a coalesced block of every coalescer the batch reached runs at its end")
     func everyCoalescerTheBatchReachedFlushesAtItsEnd() {
-        let first = TestScheduler()
-        let second = TestScheduler()
+        let first = TestMessageScheduler()
+        let second = TestMessageScheduler()
         let pair = BatchedPair()
         let observer = TestObserver()
         let seen = Recording<String>()
@@ -189,7 +189,7 @@ private final class BatchingFunction {
 struct BatchReentryTests {
     @Test("a batch opened inside an observer propagates in the pass running, once")
     func aBatchInsideAnObserverPropagatesInThePassRunning() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let pair = TriggeredPair()
         let observer = TestObserver()
@@ -216,7 +216,7 @@ struct BatchReentryTests {
 
     @Test("a coalesced block that a batch inside a function runs is no dependency of the function")
     func aCoalescedBlockRunByABatchInAFunctionIsNoDependency() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let model = BatchingFunction()
         let observer = TestObserver()
@@ -237,7 +237,7 @@ struct BatchReentryTests {
     @Test("a scheduled flush run inside a batch survives a block that schedules on its coalescer")
     func aFlushRunInsideABatchSurvivesABlockThatSchedules() async {
         await #expect(processExitsWith: .success) {
-            let scheduler = TestScheduler()
+            let scheduler = TestMessageScheduler()
             let coalescer = Coalescer(scheduler: scheduler)
             let pair = BatchedPair()
             let observer = TestObserver()
@@ -262,7 +262,7 @@ struct BatchReentryTests {
 
     @Test("a body that throws with a coalescer joined still runs its blocks, then rethrows")
     func aThrowingBodyStillFlushesTheCoalescer() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let pair = BatchedPair()
         let observer = TestObserver()
@@ -287,7 +287,7 @@ struct BatchReentryTests {
 
     @Test("a coalescer whose last reference is dropped in a batch still runs its blocks at the end")
     func aCoalescerDroppedInABatchStillFlushes() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let pair = BatchedPair()
         var observer: TestObserver? = TestObserver()
         let seen = Recording<Int>()
@@ -314,7 +314,7 @@ struct BatchReentryTests {
 
     @Test("a batch opened in a coalesced block that a batch's end runs flushes at its own end")
     func aBatchInsideAnEndOfBatchBlock() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let pair = BatchedPair()
         let observer = TestObserver()

@@ -18,7 +18,7 @@ struct CoalescingTests {
     }
 
     @Test func aBlockRunsOncePerFlushHoweverManyOfItsPathsChanged() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let person = Person()
         let label = Label()
@@ -38,7 +38,7 @@ struct CoalescingTests {
     }
 
     @Test func startingACoalescedObservationRunsNothing() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let person = Person()
         let label = Label()
         label.observeCoalesced(person, \.$firstName, in: Coalescer(scheduler: scheduler)) {
@@ -49,7 +49,7 @@ struct CoalescingTests {
     }
 
     @Test func aBlockTriggeredInAFlushRunsInItIfItHasNotRunYet() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let person = Person()
         let log = Recording<String>()
@@ -74,7 +74,7 @@ struct CoalescingTests {
     }
 
     @Test func aBlockWhoseInputsChangeAfterItRanRunsAgainInTheNextFlush() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let person = Person()
         let log = Recording<String>()
@@ -99,7 +99,7 @@ struct CoalescingTests {
     }
 
     @Test func batchCoalescesSynchronously() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let person = Person()
         let label = Label()
@@ -120,7 +120,7 @@ struct CoalescingTests {
     /// Found by the adversarial review: a batch takes over a block that already waits for the
     /// scheduler, as the documentation's example promises ("ran once, here").
     @Test func aBatchRunsABlockThatWasAlreadyWaitingForTheScheduler() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let person = Person()
         let label = Label()
@@ -137,7 +137,7 @@ struct CoalescingTests {
     /// Found by the adversarial review: a block that opens a batch changing its own inputs does
     /// not run inside itself; it runs again in the next flush.
     @Test func aBlockThatBatchesChangesToItsOwnInputsDoesNotRunInsideItself() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let person = Person()
         let label = Label()
@@ -156,7 +156,7 @@ struct CoalescingTests {
     }
 
     @Test func observerAndRootAreHeldOnlyFromSchedulingToDelivery() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         var person: Person? = Person()
         var label: Label? = Label()
@@ -181,7 +181,7 @@ struct CoalescingTests {
     }
 
     @Test func aCoalescedBlockFollowsAPathThatRewires() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let cache = UserCache()
         let label = Label()
@@ -206,7 +206,7 @@ struct CoalescingTests {
 
     @Test func aScheduledBlockStillRunsAfterItsObservationStopped() {
         // EBN's documented rule: stopping does not cancel a block already scheduled.
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let person = Person()
         let label = Label()
@@ -242,7 +242,7 @@ struct CoalescingConcurrencyTests {
     /// a change on thread B schedules B's block for the scheduler's flush as usual; A's batch
     /// runs only A's block, when it ends.
     @Test func aBatchRunsOnlyWhatItsOwnThreadScheduled() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let mine = Named()
         let theirs = Named()
@@ -281,7 +281,7 @@ struct CoalescingConcurrencyTests {
     /// Issue 10: a batch that ends while the scheduler's flush runs on another thread runs its
     /// blocks at once, on its thread, and neither flush loses the other's blocks.
     @Test func aBatchEndingDuringAFlushOnAnotherThreadRunsItsBlocksAtOnce() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let slow = Named()
         let first = Named()
@@ -341,7 +341,7 @@ struct CoalescingConcurrencyTests {
     /// Found in review: a block whose observation ended during the flush is freed, with what it
     /// captured, after the coalescer unlocked (user code may run in those `deinit`s).
     @Test func aBlockIsFreedOutsideTheCoalescersLock() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let named = Named()
         let shower = Shower()
@@ -363,7 +363,7 @@ struct CoalescingConcurrencyTests {
     /// flush holds the block's last reference; it is freed after the coalescer unlocked, and a
     /// `deinit` may use the coalescer.
     @Test func aBlockWhoseObserverDiedIsFreedOutsideTheLock() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let named = Named()
         let lockWasHeld = Recording<Bool>()
@@ -379,7 +379,7 @@ struct CoalescingConcurrencyTests {
     }
 
     @Test func changesFromSeveralThreadsEndInAFlushThatSeesTheFinalValues() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let node = Node()
         let counter = Counter()

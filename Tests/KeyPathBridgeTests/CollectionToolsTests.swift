@@ -20,7 +20,7 @@ struct CollectionToolsTests {
     }
 
     @Test func aCoalescedBlockRunsOncePerFlushForCollectionParts() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let pantry = Pantry()
         let label = Label()
         label.observeCoalesced(

@@ -78,7 +78,7 @@ struct ObservablePropertyTests {
     }
 
     @Test func coalescedObservationsAndTheInspectorKnowThemToo() throws {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let reds = Team("Reds", tally: 0)
         let observer = TestObserver()

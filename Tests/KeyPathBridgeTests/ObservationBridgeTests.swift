@@ -90,7 +90,7 @@ final class PausingHolder: @unchecked Sendable {
 @Suite("Bridge to Swift's Observation")
 struct ObservationBridgeTests {
     @Test func aTrackedPropertyDeliversItsNewValueAfterTheSet() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let ann = Profile(name: "Ann")
         let name = ObservedPath(ann, PropertyPath(tracking: \Profile.name, on: scheduler))
         let observer = TestObserver()
@@ -107,7 +107,7 @@ struct ObservationBridgeTests {
     }
 
     @Test func trackingIsReArmedSoEveryLaterChangeArrives() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let ann = Profile(name: "Ann")
         let observer = TestObserver()
         let names = Recording<String?>()
@@ -122,7 +122,7 @@ struct ObservationBridgeTests {
     }
 
     @Test func changesWithinOneTurnArriveAsTheLatestValue() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let ann = Profile(name: "Ann")
         let observer = TestObserver()
         let names = Recording<String?>()
@@ -139,7 +139,7 @@ struct ObservationBridgeTests {
     }
 
     @Test func aPathMixesVariablesAndTrackedPropertiesAndReWires() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let session = Session()
         let observer = TestObserver()
         let zips = Recording<String?>()
@@ -164,7 +164,7 @@ struct ObservationBridgeTests {
     }
 
     @Test func aTrackedIntermediateThatTurnsNilMakesThePathUnreachable() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let ann = Profile(name: "Ann", address: PostalAddress(zipCode: "1", street: nil))
         let street = ObservedPath(
             ann,
@@ -185,7 +185,7 @@ struct ObservationBridgeTests {
     }
 
     @Test func trackedChangesAreAuthoredByTheObject() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let ann = Profile(name: "Ann")
         let name = ObservedPath(ann, PropertyPath(tracking: \Profile.name, on: scheduler))
         let observer = RecordingObserver<Update<String?>>()
@@ -199,7 +199,7 @@ struct ObservationBridgeTests {
     }
 
     @Test func aBindingWritesToATrackedPropertyWithoutAFeedbackLoop() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let field = Var("Ann")
         let ann = Profile(name: "")
         let binding = bindTwoWay(
@@ -221,7 +221,7 @@ struct ObservationBridgeTests {
     @Test func aTrackedPathHoldsNeitherItsObjectsNorItsScheduler() {
         let profile = Profile(name: "Ann", address: PostalAddress(zipCode: "1"))
         let address = WeakBox(profile.address!)
-        var scheduler: TestScheduler? = TestScheduler()
+        var scheduler: TestMessageScheduler? = TestMessageScheduler()
         let weakScheduler = WeakBox(scheduler!)
         var path: ObservedPath<Profile, String>? = ObservedPath(
             profile,
@@ -239,7 +239,7 @@ struct ObservationBridgeTests {
     }
 
     @Test func aBindingIsCreditedOnlyWithTheValueItWrote() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let field = Var("Ann")
         let ann = Profile(name: "Ann")
         let binding = bindTwoWay(
@@ -256,7 +256,7 @@ struct ObservationBridgeTests {
     }
 
     @Test func aTrackedPropertyOfTheRootCanBeObservedCoalesced() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let ann = Profile(name: "Ann")
         let observer = TestObserver()
@@ -273,7 +273,7 @@ struct ObservationBridgeTests {
     }
 
     @Test func reWiringBackAndForthArmsOneTrackingPerProperty() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let holder = Holder()
         let first = CountingModel()
         let second = CountingModel()
@@ -300,7 +300,7 @@ struct ObservationBridgeTests {
     }
 
     @Test func aPathReWiredWhileTheModelIsBeingSetElsewhereGetsTheNewValue() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let holder = PausingHolder()
         let model = PausingModel()
         // Another path keeps the property's tracking alive.
@@ -337,7 +337,7 @@ struct ObservationBridgeTests {
     }
 
     @Test func aChangeScheduledBeforeThePathStoppedDeliversNothing() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let ann = Profile(name: "Ann")
         let name = ObservedPath(ann, PropertyPath(tracking: \Profile.name, on: scheduler))
         let observer = TestObserver()
@@ -352,7 +352,7 @@ struct ObservationBridgeTests {
     }
 
     @Test func inspectorWatchesShowTrackedProperties() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let ann = Profile(name: "Ann", address: PostalAddress(zipCode: "1"))
         let lines = Recording<String>()
         Inspector(ann).breakOnChange(
@@ -371,7 +371,7 @@ struct ObservationBridgeTests {
     }
 
     @Test func aTrackedPropertyThatHeldNilAtFirstIsNamedOnceItHoldsAnObject() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let ann = Profile(name: "Ann")  // no address yet
         let lines = Recording<String>()
         Inspector(ann).breakOnChange(

@@ -85,7 +85,7 @@ struct PathRootTests {
     }
 
     @Test func stopObservingTheRootEndsItsCoalescedObservations() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let coalescer = Coalescer(scheduler: scheduler)
         let cache = UserCache()
         cache.currentUser = User(name: "Ann")

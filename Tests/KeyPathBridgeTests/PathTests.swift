@@ -228,7 +228,7 @@ struct PathTests {
     /// Issue 10, item 1, coalesced: the same for `observeCoalesced` over a path.
     @Test func coalescedPathObservationsEndAndAreFreedWhenTheirRootsDie() {
         let observer = TestObserver()
-        let coalescer = Coalescer(scheduler: TestScheduler())
+        let coalescer = Coalescer(scheduler: TestMessageScheduler())
         weak var weakCanary: Canary?
         var root: User? = User(name: "Ann", address: Address(zipCode: "1"))
         do {

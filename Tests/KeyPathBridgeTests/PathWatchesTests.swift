@@ -11,7 +11,7 @@ import Testing
 struct PathWatchesTests {
     @Test func aWatchWhoseObservableRootDiedEndsWithItsLastLineAtTheNextWatch() {
         let watches = PathWatches()
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let lines = Recording<String?>()
         weak var watched: ObservedPath<Profile, String>?
         do {
@@ -42,7 +42,7 @@ struct PathWatchesTests {
             var freedAtOnce: Bool?
         }
         let watches = PathWatches()
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let state = State()
         let cachePath = ObservedPath(state.cache!, PropertyPath(\.$currentUser))
         watches.add(cachePath)
@@ -99,7 +99,7 @@ struct PathWatchesTests {
     /// rooted at a Herald object ends on the thread where its root dies, and another watch does
     /// not even hold it for a moment (which would free it late, on that watch's thread).
     @Test func onlyAPathThatTracksItsRootIsEndedByAnotherWatch() throws {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let cache = UserCache()
         let ann = Profile(name: "Ann")
 

@@ -68,7 +68,7 @@ struct SyntheticGlitchFreedomTests {
     @Test("glitch-free: coalesced observers run once per batch")
     func coalescedObserversRunOncePerBatch() {
         let diamond = Diamond()
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let observer = TestObserver()
         let runs = Recording<String>()
         observer.observeCoalesced(diamond, \.$both, in: Coalescer(scheduler: scheduler)) {

@@ -80,7 +80,7 @@ struct MergeAndCombineTests {
     @Test func aDroppedCombineEndsItsObservations() {
         let a = Var(1)
         let b = Var(2)
-        var combined: Combine<Var<Int>, Var<Int>>? = combine(a, b)
+        var combined: CombineLatest<Var<Int>, Var<Int>>? = combine(a, b)
         let box = WeakBox(combined!)
         #expect(a.isObserved)
         combined = nil

@@ -5,7 +5,7 @@ import Transforms
 @Suite("coalesce, receive(on:), schedulers")
 struct SchedulingTests {
     @Test func coalesceDeliversOncePerTurnTheLatestMessageInBothForms() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let number = Var(0)
         let coalesced = number.new().coalesce(on: scheduler)
         let standAlone = RecordingObserver<Int>()
@@ -25,7 +25,7 @@ struct SchedulingTests {
     }
 
     @Test func coalesceNeverLosesTheLastMessage() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let number = Var(0)
         let observer = TestObserver()
         let seen = Recording<Int>()
@@ -43,7 +43,7 @@ struct SchedulingTests {
     }
 
     @Test func coalescePassesTheAuthorOfTheLatestMessage() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let number = Var(0)
         let editor = Author("editor")
         let observer = TestObserver()
@@ -59,7 +59,7 @@ struct SchedulingTests {
     }
 
     @Test func nothingIsDeliveredAfterTheObservationEnded() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let number = Var(0)
         var observer: TestObserver? = TestObserver()
         let seen = Recording<Int>()
@@ -91,7 +91,7 @@ struct SchedulingTests {
     /// The coalescing machinery of an observation (its coalescer, the latest message, the
     /// handler and what it captured) is freed when the observation ends, in both forms.
     @Test func coalesceFreesItsHandlerWhenTheObservationEnds() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let number = Var(0)
         weak var capturedByAdHoc: Captured?
         weak var capturedByStandAlone: Captured?
@@ -117,7 +117,7 @@ struct SchedulingTests {
     }
 
     @Test func receiveOnDeliversEveryMessageThroughTheSchedulerInOrderInBothForms() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let messenger = Messenger<Int>()
         let hopped = messenger.receive(on: scheduler)
         let standAlone = RecordingObserver<Int>()
@@ -145,7 +145,7 @@ struct SchedulingTests {
     }
 
     @Test func flushRunsTurnsUntilNothingIsLeft() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let seen = Recording<Int>()
         scheduler.schedule {
             seen.append(1)

@@ -232,4 +232,34 @@ struct SwiftObserverAPITests {
                 "by joe long", "from joe long",
             ])
     }
+    @Test func anEmptyUpdateOfAnOptionalValueIsNilToNil() {
+        let empty = Update<Int?>()  // SwiftObserver's spelling
+        #expect(empty.old == nil)
+        #expect(empty.new == nil)
+        #expect(empty == Update(nil, nil))
+        #expect(!empty.isChange)
+        let nested = Update<String??>()
+        #expect(nested.old == .none && nested.new == .none)
+    }
+
+    @Test func aSendFromANilAuthorIsAuthoredByTheSender() {
+        let messenger = Messenger<String>()
+        let joe = Author("joe")
+        let observer = TestObserver()
+        let received = Recording<String>()
+        observer.observe(messenger) { (message: String, author: AnyAuthor) in
+            let by = author === messenger ? "messenger" : author === joe ? "joe" : "other"
+            received.append("\(message) by \(by)")
+        }
+        let nobody: Author? = nil
+
+        messenger.send("anonymous", from: nobody)
+        messenger.send("signed", from: joe)
+        messenger.send("optional joe", from: Optional(joe))
+
+        #expect(
+            received.elements == [
+                "anonymous by messenger", "signed by joe", "optional joe by joe",
+            ])
+    }
 }

@@ -62,7 +62,7 @@ struct TransformsConcurrencyTests {
     }
 
     @Test func coalesceUnderConcurrentChangesDeliversTheFinalValue() {
-        let scheduler = TestScheduler()
+        let scheduler = TestMessageScheduler()
         let number = Var(0)
         let received = Recording<Int>()
         let observer = TestObserver()

@@ -22,7 +22,7 @@ final class AvatarView: Observer {
     let receiver = Receiver()
     @ObservableVar var profile: Profile?
 
-    init(runLoop: some Scheduler) {
+    init(runLoop: some MessageScheduler) {
         // A Herald variable, then two @Observable properties: one path.
         let path = PropertyPath(\AvatarView.$profile)
             .appending(tracking: \.avatar, on: runLoop)
@@ -37,7 +37,7 @@ func observationScene() {
     Scene.begin("Paths through Swift's @Observable classes, and a look inside")
     // An app uses the main queue (the default); the demo turns its own "run loop" to show when
     // deliveries happen.
-    let runLoop = TestScheduler()
+    let runLoop = TestMessageScheduler()
     let view = AvatarView(runLoop: runLoop)
 
     Scene.narrate("Ann signs in (a Herald variable changes: delivered at once).")

@@ -12,7 +12,7 @@ final class DocumentViewModel {
     let document: Document
     let titleText: Map<Map<Map<Var<String?>, String?>, String>, String>
     let wordCountText: Map<Map<Var<String>, String>, String>
-    let canPublish: Map<Combine<Map<Var<String?>, String?>, Map<Var<String>, String>>, Bool>
+    let canPublish: Map<CombineLatest<Map<Var<String?>, String?>, Map<Var<String>, String>>, Bool>
 
     init(document: Document) {
         self.document = document

@@ -21,8 +21,9 @@ extension PropertyPath where Root: Observable {
     ///
     /// - Precondition: `scheduler` runs work later, not at once: `.immediate` is refused (it
     ///   would read the value before the set).
-    public init(tracking property: KeyPath<Root, Value>, on scheduler: some Scheduler = .mainQueue)
-    {
+    public init(
+        tracking property: KeyPath<Root, Value>, on scheduler: some MessageScheduler = .mainQueue
+    ) {
         self.init(components: [PathComponent(tracking: property, on: scheduler)])
     }
 }
@@ -35,7 +36,7 @@ extension PropertyPath {
     /// PropertyPath(\Session.$profile).appending(tracking: \.name)   // profile: Profile?
     /// ```
     public func appending<Next>(
-        tracking property: KeyPath<Value, Next>, on scheduler: some Scheduler = .mainQueue
+        tracking property: KeyPath<Value, Next>, on scheduler: some MessageScheduler = .mainQueue
     ) -> PropertyPath<Root, Next> where Value: AnyObject & Observable {
         PropertyPath<Root, Next>(
             components: components + [PathComponent(tracking: property, on: scheduler)])
@@ -49,7 +50,7 @@ extension PropertyPath {
     /// PropertyPath(tracking: \Profile.address).appending(tracking: \.zipCode)
     /// ```
     public func appending<Object: AnyObject & Observable, Next>(
-        tracking property: KeyPath<Object, Next>, on scheduler: some Scheduler = .mainQueue
+        tracking property: KeyPath<Object, Next>, on scheduler: some MessageScheduler = .mainQueue
     ) -> PropertyPath<Root, Next> where Value == Object? {
         PropertyPath<Root, Next>(
             components: components + [PathComponent(tracking: property, on: scheduler)])

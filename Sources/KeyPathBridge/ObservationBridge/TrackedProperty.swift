@@ -5,10 +5,10 @@ extension PathComponent {
     /// A component for a property of an `@Observable` object, observed with Swift's
     /// Observation; changes are delivered on `scheduler` (see ``TrackedProperty``).
     init<Object: AnyObject & Observable, Value>(
-        tracking keyPath: KeyPath<Object, Value>, on scheduler: any Scheduler
+        tracking keyPath: KeyPath<Object, Value>, on scheduler: any MessageScheduler
     ) {
         precondition(
-            !(scheduler is ImmediateScheduler),
+            !(scheduler is ImmediateMessageScheduler),
             "Herald: a tracked @Observable property cannot deliver on .immediate: Observation "
                 + "reports a change before the property is set, so the new value can only be "
                 + "read later. Use the main queue (the default) or another asynchronous scheduler.")
@@ -60,7 +60,8 @@ final class TrackedProperty<Object: AnyObject & Observable, Value>: TrackedLink,
     /// the delivered value is still the one it wrote.
     @exclusivity(unchecked) private var pendingWrite: (author: WeakObject, value: Value)?
     private init(
-        _ tracking: PropertyTracking<Object, Value>, scheduler: any Scheduler, shape: ObjectShape,
+        _ tracking: PropertyTracking<Object, Value>, scheduler: any MessageScheduler,
+        shape: ObjectShape,
         learnName: @escaping (Object) -> Void, changed: @escaping (Value, AnyAuthor) -> Void
     ) {
         self.tracking = tracking
@@ -72,7 +73,8 @@ final class TrackedProperty<Object: AnyObject & Observable, Value>: TrackedLink,
 
     /// Attaches the link to its tracking; returns the link.
     static func attached(
-        to tracking: PropertyTracking<Object, Value>, scheduler: any Scheduler, shape: ObjectShape,
+        to tracking: PropertyTracking<Object, Value>, scheduler: any MessageScheduler,
+        shape: ObjectShape,
         learnName: @escaping (Object) -> Void, changed: @escaping (Value, AnyAuthor) -> Void
     ) -> TrackedProperty {
         let link = TrackedProperty(
@@ -155,9 +157,9 @@ final class TrackedProperty<Object: AnyObject & Observable, Value>: TrackedLink,
 /// The part of a ``TrackedProperty`` that its ``PropertyTracking`` and the scheduler call (not
 /// generic, so that those `@Sendable` closures capture no metatype).
 class TrackedLink: PathLink, @unchecked Sendable {
-    private let scheduler: any Scheduler
+    private let scheduler: any MessageScheduler
 
-    init(scheduler: any Scheduler) {
+    init(scheduler: any MessageScheduler) {
         self.scheduler = scheduler
     }
 

@@ -63,14 +63,16 @@ extension ObservableObject {
         messenger.core.send(message, from: self)
     }
 
-    /// Sends a message to every observer on behalf of `author`.
+    /// Sends a message to every observer on behalf of `author`, or of this object if `author`
+    /// is `nil` (SwiftObserver's optional author).
     ///
     /// ```swift
     /// document.send(.edited, from: editor)
+    /// document.send(.saved, from: nil)   // authored by document
     /// ```
     @inlinable
-    public func send(_ message: Message, from author: AnyAuthor) {
-        messenger.core.send(message, from: author)
+    public func send(_ message: Message, from author: AnyAuthor?) {
+        messenger.core.send(message, from: author ?? self)
     }
 
     /// Ends every observation of this object by `observer`. Harmless if there is none.

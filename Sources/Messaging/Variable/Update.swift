@@ -21,6 +21,17 @@ public struct Update<Value> {
     }
 }
 
+extension Update where Value: ExpressibleByNilLiteral {
+    /// An update from `nil` to `nil`: SwiftObserver's empty update of an optional value.
+    ///
+    /// ```swift
+    /// let none = Update<Int?>()   // old and new are both nil
+    /// ```
+    public init() {
+        self.init(nil, nil)
+    }
+}
+
 extension Update: Equatable where Value: Equatable {
     /// Whether the value changed: `old != new`.
     ///

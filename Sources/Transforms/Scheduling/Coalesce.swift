@@ -7,7 +7,7 @@ import Messaging
 @usableFromInline
 enum LatestMessage {
     @usableFromInline
-    static func stage<Message>(on scheduler: any Scheduler) -> Stage<Message, Message> {
+    static func stage<Message>(on scheduler: any MessageScheduler) -> Stage<Message, Message> {
         { downstream in
             let cancellation = Cancellation()
             let owner = ScheduledStageOwner(cancellation)
@@ -66,7 +66,7 @@ extension ObservableObject {
     /// ```
     @inlinable
     public func coalesce(
-        on scheduler: some Scheduler, fileID: StaticString = #fileID, line: UInt = #line
+        on scheduler: some MessageScheduler, fileID: StaticString = #fileID, line: UInt = #line
     ) -> Rescheduled<Self> {
         Rescheduled(
             self, site: DeclarationSite(fileID: fileID, line: line),
@@ -82,7 +82,7 @@ extension ObservationChain {
     /// observer.observe(document).coalesce(on: .mainQueue).receive { _ in redraw() }
     /// ```
     @inlinable
-    public func coalesce(on scheduler: some Scheduler) -> ObservationChain<Origin, Message> {
+    public func coalesce(on scheduler: some MessageScheduler) -> ObservationChain<Origin, Message> {
         appending(stage: LatestMessage.stage(on: scheduler))
     }
 }

@@ -32,7 +32,7 @@
 ///   recompute and tell first.)
 /// - Stopping an observation does not cancel a block that is already scheduled (as in EBN).
 ///
-/// ``main`` uses the Dispatch main queue; tests create one on a ``TestScheduler``. Thread-safe:
+/// ``main`` uses the Dispatch main queue; tests create one on a ``TestMessageScheduler``. Thread-safe:
 /// the bookkeeping is a `CoalescingState` under a lock, and blocks run after unlocking.
 public final class Coalescer: @unchecked Sendable {
     /// The coalescer on the main queue, the default for coalesced observations.
@@ -41,12 +41,12 @@ public final class Coalescer: @unchecked Sendable {
     /// One block, as the coalescer sees it.
     package typealias Entry = CoalescingState.Entry
 
-    private let scheduler: any Scheduler
+    private let scheduler: any MessageScheduler
     private let lock = Lock()
     @exclusivity(unchecked) private var state = CoalescingState()
 
     /// Creates a coalescer whose flushes run on `scheduler`.
-    public init(scheduler: some Scheduler) {
+    public init(scheduler: some MessageScheduler) {
         self.scheduler = scheduler
     }
 

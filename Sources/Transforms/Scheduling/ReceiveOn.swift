@@ -5,7 +5,7 @@ import Messaging
 @usableFromInline
 enum Hop {
     @usableFromInline
-    static func stage<Message>(on scheduler: any Scheduler) -> Stage<Message, Message> {
+    static func stage<Message>(on scheduler: any MessageScheduler) -> Stage<Message, Message> {
         { downstream in
             let cancellation = Cancellation()
             let owner = ScheduledStageOwner(cancellation)
@@ -31,7 +31,7 @@ extension ObservableObject {
     /// ```
     @inlinable
     public func receive(
-        on scheduler: some Scheduler, fileID: StaticString = #fileID, line: UInt = #line
+        on scheduler: some MessageScheduler, fileID: StaticString = #fileID, line: UInt = #line
     ) -> Rescheduled<Self> {
         Rescheduled(
             self, site: DeclarationSite(fileID: fileID, line: line),
@@ -46,7 +46,7 @@ extension ObservationChain {
     /// observer.observe(downloads).receive(on: .mainQueue).receive { progress in }
     /// ```
     @inlinable
-    public func receive(on scheduler: some Scheduler) -> ObservationChain<Origin, Message> {
+    public func receive(on scheduler: some MessageScheduler) -> ObservationChain<Origin, Message> {
         appending(stage: Hop.stage(on: scheduler))
     }
 }

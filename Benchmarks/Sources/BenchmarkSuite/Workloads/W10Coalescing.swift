@@ -18,7 +18,7 @@ func w10Coalescing() -> Workload {
         notApplicable: [
             .openCombine:
                 "OpenCombine's coalescing operators (`debounce`, `throttle`, `collect(.byTime)`) "
-                + "are time-based and need a Scheduler; OpenCombine ships no manually driven "
+                + "are time-based and need a Combine Scheduler; OpenCombine ships no manually driven "
                 + "one, and a hand-written virtual-time scheduler would measure that scheduler"
         ],
         notifications: properties,
@@ -42,9 +42,9 @@ func w10Coalescing() -> Workload {
             },
             Case(.herald) {
                 // One `observeCoalesced` block per property, on a Coalescer whose flushes run on
-                // a TestScheduler; `runTurn()` is the flush.
+                // a TestMessageScheduler; `runTurn()` is the flush.
                 let runs = BlockRuns(properties)
-                let scheduler = TestScheduler()
+                let scheduler = TestMessageScheduler()
                 let coalescer = Coalescer(scheduler: scheduler)
                 let cells = (0..<properties).map { _ in HeraldCell() }
                 let observer = HeraldObserver()

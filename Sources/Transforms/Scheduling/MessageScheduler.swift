@@ -9,15 +9,15 @@ import Messaging
 /// ```swift
 /// observer.observe(model).coalesce(on: .mainQueue).receive { _ in view.refresh() }
 /// ```
-public protocol Scheduler: Sendable {
+public protocol MessageScheduler: Sendable {
     /// Runs `work` later, after the work scheduled before it (or at once, for
-    /// ``ImmediateScheduler``).
+    /// ``ImmediateMessageScheduler``).
     func schedule(_ work: @escaping @Sendable () -> Void)
 }
 
 /// Runs work at once, on the calling thread.
-public struct ImmediateScheduler: Scheduler {
-    /// Creates the immediate scheduler; ``Scheduler/immediate`` is the usual spelling.
+public struct ImmediateMessageScheduler: MessageScheduler {
+    /// Creates the immediate scheduler; ``MessageScheduler/immediate`` is the usual spelling.
     public init() {}
 
     /// Runs `work` now.
@@ -28,8 +28,8 @@ public struct ImmediateScheduler: Scheduler {
 
 /// Runs work asynchronously on the Dispatch main queue: one scheduled block per turn of the main
 /// run loop.
-public struct MainQueueScheduler: Scheduler {
-    /// Creates the main-queue scheduler; ``Scheduler/mainQueue`` is the usual spelling.
+public struct MainQueueMessageScheduler: MessageScheduler {
+    /// Creates the main-queue scheduler; ``MessageScheduler/mainQueue`` is the usual spelling.
     public init() {}
 
     /// Runs `work` on the main queue, after what is already queued there.
@@ -38,12 +38,12 @@ public struct MainQueueScheduler: Scheduler {
     }
 }
 
-extension Scheduler where Self == ImmediateScheduler {
+extension MessageScheduler where Self == ImmediateMessageScheduler {
     /// Runs work at once, on the calling thread.
-    public static var immediate: ImmediateScheduler { ImmediateScheduler() }
+    public static var immediate: ImmediateMessageScheduler { ImmediateMessageScheduler() }
 }
 
-extension Scheduler where Self == MainQueueScheduler {
+extension MessageScheduler where Self == MainQueueMessageScheduler {
     /// Runs work asynchronously on the Dispatch main queue.
-    public static var mainQueue: MainQueueScheduler { MainQueueScheduler() }
+    public static var mainQueue: MainQueueMessageScheduler { MainQueueMessageScheduler() }
 }

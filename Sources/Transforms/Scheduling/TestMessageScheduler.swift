@@ -4,7 +4,7 @@ import Messaging
 /// sleeping.
 ///
 /// ```swift
-/// let scheduler = TestScheduler()
+/// let scheduler = TestMessageScheduler()
 /// observer.observe(number).coalesce(on: scheduler).receive { update in print(update.new) }
 /// number.value = 1
 /// number.value = 2
@@ -13,7 +13,7 @@ import Messaging
 ///
 /// A *turn* runs the work that was scheduled before it started; work scheduled during a turn
 /// waits for the next one, as it would on a run loop. It is thread-safe.
-public final class TestScheduler: Scheduler, @unchecked Sendable {
+public final class TestMessageScheduler: MessageScheduler, @unchecked Sendable {
     // `lock` protects `queue`.
     private let lock = Lock()
     @exclusivity(unchecked) private var queue: [@Sendable () -> Void] = []

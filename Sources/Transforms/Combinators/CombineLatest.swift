@@ -13,10 +13,12 @@ import Messaging
 /// The sources are caches (``Variable``s, `new()` over variables, ``Cache``s…), so each part of
 /// the tuple is the source's ``ObservableCache/latestMessage`` at the time of sending; handlers
 /// run after the change, so the source that changed already shows its new state. Each message is
-/// authored by the author of the source message that caused it. A `Combine` is itself a cache. It
+/// authored by the author of the source message that caused it. A `CombineLatest` is itself a cache. It
 /// holds its sources strongly; hold the combine itself.
-public final class Combine<each Source: ObservableCache>: Messenger<(repeat (each Source).Message)>,
-    ObservableCache
+public final class CombineLatest<each Source: ObservableCache>: Messenger<
+    (repeat (each Source).Message)
+>,
+ObservableCache
 {
     /// Holds the sources for the connections' closures, which must not capture the combine.
     private final class Sources: @unchecked Sendable {
@@ -60,7 +62,7 @@ public final class Combine<each Source: ObservableCache>: Messenger<(repeat (eac
 
 // Thread-safe by construction (its messenger core owns a lock); it is `Sendable` when its
 // sources are.
-extension Combine: @unchecked Sendable where repeat each Source: Sendable {}
+extension CombineLatest: @unchecked Sendable where repeat each Source: Sendable {}
 
 /// Combines the latest messages of several caches into one stand-alone observable object that
 /// sends them together whenever one of them sends.
@@ -70,8 +72,8 @@ extension Combine: @unchecked Sendable where repeat each Source: Sendable {}
 /// ```
 public func combine<each Source: ObservableCache>(
     _ sources: repeat each Source, fileID: StaticString = #fileID, line: UInt = #line
-) -> Combine<repeat each Source> {
-    Combine(repeat each sources, fileID: fileID, line: line)
+) -> CombineLatest<repeat each Source> {
+    CombineLatest(repeat each sources, fileID: fileID, line: line)
 }
 
 /// Combines the latest messages of several caches and maps them with `transform`, which takes
@@ -83,8 +85,8 @@ public func combine<each Source: ObservableCache>(
 public func combine<each Source: ObservableCache, Combined>(
     _ sources: repeat each Source, fileID: StaticString = #fileID, line: UInt = #line,
     transform: @escaping (repeat (each Source).Message) -> Combined
-) -> Map<Combine<repeat each Source>, Combined> {
-    Combine(repeat each sources, fileID: fileID, line: line).map(fileID: fileID, line: line) {
+) -> Map<CombineLatest<repeat each Source>, Combined> {
+    CombineLatest(repeat each sources, fileID: fileID, line: line).map(fileID: fileID, line: line) {
         transform(repeat each $0)
     }
 }
