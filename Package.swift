@@ -9,6 +9,10 @@ let package = Package(
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "Transforms", targets: ["Transforms"]),
         .library(name: "KeyPathBridge", targets: ["KeyPathBridge"]),
+        // `publisher()` on every observable object, where Combine exists (Apple's platforms).
+        // Its own product, so that the others never link Combine. On Linux it is empty here;
+        // OpenCombineTests/ compiles the same source against OpenCombine and tests it.
+        .library(name: "HeraldCombine", targets: ["HeraldCombine"]),
     ],
     targets: [
         // For Messaging: declares two Swift runtime functions (see NativeWeak) and defines the
@@ -18,6 +22,7 @@ let package = Package(
         .target(name: "Messaging", dependencies: ["RuntimeShims"]),
         .target(name: "Transforms", dependencies: ["Messaging"]),
         .target(name: "KeyPathBridge", dependencies: ["Transforms"]),
+        .target(name: "HeraldCombine", dependencies: ["Messaging"]),
         // Helpers shared by the test targets (recording observers, leak checks, thread helpers).
         .target(name: "HeraldTestSupport", dependencies: ["Messaging"], path: "Tests/Support"),
         .testTarget(name: "MessagingTests", dependencies: ["Messaging", "HeraldTestSupport"]),
