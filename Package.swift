@@ -29,6 +29,8 @@ let package = Package(
         .testTarget(name: "TransformsTests", dependencies: ["Transforms", "HeraldTestSupport"]),
         .testTarget(
             name: "KeyPathBridgeTests", dependencies: ["KeyPathBridge", "HeraldTestSupport"]),
+        // What an app relies on: the main actor, Swift's Observation (and so SwiftUI).
+        .testTarget(name: "AppTests", dependencies: ["KeyPathBridge", "HeraldTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,9 @@ import Messaging
 @usableFromInline
 enum LatestMessage {
     @usableFromInline
-    static func stage<Message>(on scheduler: any MessageScheduler) -> Stage<Message, Message> {
+    static func stage<Message: Sendable>(on scheduler: any MessageScheduler) -> Stage<
+        Message, Message
+    > {
         { downstream in
             let cancellation = Cancellation()
             let owner = ScheduledStageOwner(cancellation)
@@ -56,9 +58,10 @@ enum LatestMessage {
     }
 }
 
-extension ObservableObject {
+extension ObservableObject where Message: Sendable {
     /// A stand-alone transform that delivers at most once per turn of `scheduler`: the latest
-    /// message (with its author). The last message is never lost.
+    /// message (with its author). The last message is never lost. The messages cross threads,
+    /// so they must be `Sendable`.
     ///
     /// ```swift
     /// let refresh = model.coalesce(on: .mainQueue)
@@ -74,9 +77,10 @@ extension ObservableObject {
     }
 }
 
-extension ObservationChain {
+extension ObservationChain where Message: Sendable {
     /// Delivers at most once per turn of `scheduler`: the latest message. The last message is
-    /// never lost; nothing is delivered after the observation ended.
+    /// never lost; nothing is delivered after the observation ended. The messages cross
+    /// threads, so they must be `Sendable`.
     ///
     /// ```swift
     /// observer.observe(document).coalesce(on: .mainQueue).receive { _ in redraw() }

@@ -2,29 +2,38 @@ import Messaging
 
 /// The one implementation of `receive(on:)`: every message is delivered through `scheduler`, in
 /// order; nothing is delivered after the observation ended.
+///
+/// The message crosses to the scheduler's thread, so it must be `Sendable`: the compiler checks
+/// it. Two things cross unchecked, on purpose: the author, which Herald only ever compares by
+/// identity (`===`), never calls; and the rest of the chain, which is the observer's own code
+/// and runs where the scheduler runs it, as any handler runs where its messages are delivered
+/// (for a handler that the compiler checks, deliver on the main actor:
+/// `receive(on: .mainActor)`).
 @usableFromInline
 enum Hop {
     @usableFromInline
-    static func stage<Message>(on scheduler: any MessageScheduler) -> Stage<Message, Message> {
+    static func stage<Message: Sendable>(on scheduler: any MessageScheduler) -> Stage<
+        Message, Message
+    > {
         { downstream in
             let cancellation = Cancellation()
             let owner = ScheduledStageOwner(cancellation)
             let target = UncheckedSendable(downstream)
             return { message, author in
                 _ = owner
-                let item = UncheckedSendable((message, author))
+                let author = UncheckedSendable(author)
                 scheduler.schedule {
                     guard !cancellation.isCancelled else { return }
-                    target.value(item.value.0, item.value.1)
+                    target.value(message, author.value)
                 }
             }
         }
     }
 }
 
-extension ObservableObject {
+extension ObservableObject where Message: Sendable {
     /// A stand-alone transform that delivers every message through `scheduler`, for example on
-    /// the main queue.
+    /// the main queue. The messages cross threads, so they must be `Sendable`.
     ///
     /// ```swift
     /// let onMain = downloads.receive(on: .mainQueue)
@@ -39,8 +48,10 @@ extension ObservableObject {
     }
 }
 
-extension ObservationChain {
-    /// Delivers every message through `scheduler`, in order.
+extension ObservationChain where Message: Sendable {
+    /// Delivers every message through `scheduler`, in order. The messages cross threads, so
+    /// they must be `Sendable`; for handlers on the main actor, `receive(on: .mainActor)` types
+    /// them `@MainActor`.
     ///
     /// ```swift
     /// observer.observe(downloads).receive(on: .mainQueue).receive { progress in }
