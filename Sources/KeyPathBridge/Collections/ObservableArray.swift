@@ -32,6 +32,8 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
     // Guarded by the core's lock, together with the messenger state, so that a mutation and the
     // acceptance of its message are one atomic step.
     @usableFromInline @exclusivity(unchecked) var storage: [Element]
+    /// What it reports to Swift's Observation (see ``tracked``).
+    @usableFromInline let observation = ObservationReport()
     /// Counts the mutations, so that a batch commits only onto the contents it was made from.
     @usableFromInline @exclusivity(unchecked) var version: UInt64 = 0
     /// The indices that paths follow (`#3`), ascending, and how many links follow each.
@@ -51,6 +53,25 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
         storage = Array(elements)
         changeRule = ChangeRule()
         super.init()
+    }
+
+    /// The contents, read so that Swift's Observation sees the read: inside
+    /// `withObservationTracking` (and so in a SwiftUI view's body), the tracking's `onChange`
+    /// runs after the next mutation that changes something.
+    ///
+    /// ```swift
+    /// ForEach(model.items.tracked, id: \.self) { Text($0) }
+    /// ```
+    ///
+    /// Only reads through `tracked` are reported (see Docs/Apps.md, "SwiftUI and Observation").
+    public var tracked: [Element] {
+        DependencyTracking.recordRead(of: core)
+        let contents = core.lock.withLock {
+            observation.arm()
+            return storage
+        }
+        observation.reportRead()
+        return contents
     }
 
     /// The contents as a plain array, in O(1) (a copy-on-write snapshot).
@@ -78,7 +99,7 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
     ) -> [Element] {
         CollectionBatching.checkNotBatching(self)
         var removed: [Element] = []
-        core.send(from: author) { () -> ArrayChange<Element>? in
+        core.send(from: author, reportingTo: observation) { () -> ArrayChange<Element>? in
             let (range, new) = edit(storage.count)
             precondition(
                 range.lowerBound >= 0 && range.upperBound <= storage.count,
@@ -115,7 +136,7 @@ public final class ObservableArray<Element>: Messenger<ArrayChange<Element>> {
         ifAt version: UInt64, as author: AnyAuthor
     ) -> Bool {
         var committed = false
-        core.send(from: author) { () -> ArrayChange<Element>? in
+        core.send(from: author, reportingTo: observation) { () -> ArrayChange<Element>? in
             guard self.version == version else { return nil }
             committed = true
             guard !edits.isEmpty else { return nil }

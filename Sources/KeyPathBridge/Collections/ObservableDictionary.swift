@@ -32,6 +32,8 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
     // Guarded by the core's lock, with the messenger state: a mutation and the acceptance of
     // its message are one atomic step.
     @usableFromInline @exclusivity(unchecked) var storage: [Key: Value]
+    /// What it reports to Swift's Observation (see ``tracked``).
+    @usableFromInline let observation = ObservationReport()
     /// Counts the mutations, so that a batch commits only onto the contents it was made from.
     @usableFromInline @exclusivity(unchecked) var version: UInt64 = 0
     /// The keys that paths observe, each with the messenger its observations are on (see
@@ -69,6 +71,25 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
     deinit {
         // The observations of single keys end with the dictionary, as its own do.
         for watcher in keyWatchers.values { watcher.core.disconnectAll() }
+    }
+
+    /// The contents, read so that Swift's Observation sees the read: inside
+    /// `withObservationTracking` (and so in a SwiftUI view's body), the tracking's `onChange`
+    /// runs after the next mutation that changes something.
+    ///
+    /// ```swift
+    /// ForEach(model.items.tracked, id: \.self) { Text($0) }
+    /// ```
+    ///
+    /// Only reads through `tracked` are reported (see Docs/Apps.md, "SwiftUI and Observation").
+    public var tracked: [Key: Value] {
+        DependencyTracking.recordRead(of: core)
+        let contents = core.lock.withLock {
+            observation.arm()
+            return storage
+        }
+        observation.reportRead()
+        return contents
     }
 
     /// The contents as a plain dictionary, in O(1) (a copy-on-write snapshot).
@@ -127,7 +148,7 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
     func setValue(_ new: Value?, forKey key: Key, as author: AnyAuthor) -> Value? {
         CollectionBatching.checkNotBatching(self)
         var old: Value?
-        core.send(from: author) { () -> DictionaryChange<Key, Value>? in
+        core.send(from: author, reportingTo: observation) { () -> DictionaryChange<Key, Value>? in
             old = storage[key]
             guard let change = change(from: old, to: new) else { return nil }
             let oldCount = storage.count
@@ -258,7 +279,7 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
             var batch = Batch(contents)
             let result = try CollectionBatching.running(self) { try body(&batch) }
             var committed = false
-            core.send(from: author ?? self) { () -> DictionaryChange<Key, Value>? in
+            core.send(from: author ?? self, reportingTo: observation) { () -> DictionaryChange<Key, Value>? in
                 guard version == startVersion else { return nil }
                 committed = true
                 var keys: [Key: KeyChange<Value>] = [:]

@@ -57,6 +57,8 @@ extension SetChange: CountedChange {
 public final class ObservableSet<Element: Hashable>: Messenger<SetChange<Element>> {
     // Guarded by the core's lock, with the messenger state.
     @exclusivity(unchecked) var storage: Set<Element>
+    /// What the set reports to Swift's Observation (see ``tracked``).
+    let observation = ObservationReport()
     @exclusivity(unchecked) private var version: UInt64 = 0
 
     /// An empty set.
@@ -69,6 +71,25 @@ public final class ObservableSet<Element: Hashable>: Messenger<SetChange<Element
     public init<Elements: Sequence<Element>>(_ elements: Elements) {
         storage = Set(elements)
         super.init()
+    }
+
+    /// The contents, read so that Swift's Observation sees the read: inside
+    /// `withObservationTracking` (and so in a SwiftUI view's body), the tracking's `onChange`
+    /// runs after the next mutation that changes something.
+    ///
+    /// ```swift
+    /// let selected = model.selection.tracked
+    /// ```
+    ///
+    /// Only reads through `tracked` are reported (see Docs/Apps.md, "SwiftUI and Observation").
+    public var tracked: Set<Element> {
+        DependencyTracking.recordRead(of: core)
+        let contents = core.lock.withLock {
+            observation.arm()
+            return storage
+        }
+        observation.reportRead()
+        return contents
     }
 
     /// The contents as a plain set, in O(1) (a copy-on-write snapshot).
@@ -115,7 +136,7 @@ public final class ObservableSet<Element: Hashable>: Messenger<SetChange<Element
             var batch = contents
             let result = try CollectionBatching.running(self) { try body(&batch) }
             var committed = false
-            core.send(from: author ?? self) { () -> SetChange<Element>? in
+            core.send(from: author ?? self, reportingTo: observation) { () -> SetChange<Element>? in
                 guard version == startVersion else { return nil }
                 committed = true
                 return commit(batch)
@@ -157,7 +178,7 @@ public final class ObservableSet<Element: Hashable>: Messenger<SetChange<Element
     private func edit(inserting: [Element] = [], removing: [Element] = []) -> SetChange<Element>? {
         CollectionBatching.checkNotBatching(self)
         var sent: SetChange<Element>?
-        core.send(from: self) { () -> SetChange<Element>? in
+        core.send(from: self, reportingTo: observation) { () -> SetChange<Element>? in
             var inserted: Set<Element> = []
             var removed: Set<Element> = []
             for member in removing {

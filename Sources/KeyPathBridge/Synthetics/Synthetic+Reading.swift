@@ -29,6 +29,23 @@ extension Synthetic {
         }
     }
 
+    /// The value, read so that Swift's Observation sees the read: inside
+    /// `withObservationTracking` (and so in a SwiftUI view's body), the tracking's `onChange`
+    /// runs after the property next changes — when it is invalidated (it stays lazy: the next
+    /// read computes it) or, if it is observed, when it recomputes to another value.
+    ///
+    /// ```swift
+    /// Text(person.$fullName.tracked)   // the view renders again when fullName changes
+    /// ```
+    ///
+    /// Only reads through `tracked` are reported (see Docs/Apps.md, "SwiftUI and Observation").
+    @inlinable
+    public var tracked: Value {
+        core.lock.withLock { state.isTracked = true }
+        observation.reportRead()
+        return value
+    }
+
     /// Whether the cached value is valid (reading it then runs nothing).
     public var isValid: Bool { core.lock.withLock { state.freshness == .valid } }
 

@@ -113,6 +113,9 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// `tellObservers()`, specialized (see `init(compute:changeRule:dependencies:tell:)`).
     @usableFromInline let tell: (AnyObject) -> Void
     @usableFromInline let isBound = Atomic<Bool>(false)
+    /// What the property reports its `tracked` reads and changes to Swift's Observation
+    /// through (its flag lives in `state`: see `SyntheticState.isTracked`).
+    @usableFromInline let observation = ObservationReport()
     /// How many times the function ran (for tests and benchmarks), counted as each run ends.
     /// Guarded by the core's lock, whose critical section after the run is there anyway (an
     /// atomic counter cost an atomic operation per run).
@@ -364,11 +367,15 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         // no reader waiting for a value, so if the owner died before a value was ever stored
         // (each evaluation so far invalidated while it ran), there is nothing to tell, where a
         // read would stop the process for want of a value.
-        let (stillObserved, owner, hasValue) = core.lock.withLock {
-            () -> (Bool, Owner?, Bool) in
+        let (stillObserved, owner, hasValue, tracked) = core.lock.withLock {
+            () -> (Bool, Owner?, Bool, Bool) in
             state.isQueued = false
-            return (state.isObserved, self.owner.object, state.hasValue)
+            // Unobserved, it is queued only for a `tracked` read: tell Observation it may have
+            // changed (its next read computes it).
+            let tracked = !state.isObserved && state.takeTrackedChange()
+            return (state.isObserved, self.owner.object, state.hasValue, tracked)
         }
+        if _slowPath(tracked) { observation.reportChange() }
         // Its last observer left since it was queued: it is lazy again.
         guard stillObserved, owner != nil || hasValue else { return }
         // Its last evaluation computed a property aside that another thread held: wait for that
@@ -387,6 +394,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         #if DEBUG
             SyntheticTestHooks.beforeSending?()
         #endif
+        var changed = false
+        defer { if _slowPath(changed) { observation.reportChange() } }
         core.send(from: setter ?? self) { () -> Update<Value>? in
             // A set stored a value since the author was taken: the value is the setter's, and
             // the set's own tell (queued by the set, or queued already and not begun, as the
@@ -401,6 +410,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             }
             guard changeRule.isChange(from: old, to: current) else { return nil }
             told = current
+            changed = state.takeTrackedChange()
             return Update(old, current)
         }
     }

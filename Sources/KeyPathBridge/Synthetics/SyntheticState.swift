@@ -74,6 +74,10 @@ struct SyntheticState {
     /// How many computations aside are running (see `beginAside()`).
     var asides = 0
     var dependents: DependentList?
+    /// A `tracked` read came since the last change reported to Swift's Observation: an
+    /// invalidation or set then queues the property, and its propagation pass reports the
+    /// change (see `Synthetic.tellObservers()`).
+    @usableFromInline var isTracked = false
     /// `SyntheticState.setsOverStale` when the dependents were last told of a change.
     var toldAtSetsOverStale: UInt64 = 0
     /// The marking that last told the dependents (see `mark`).
@@ -266,10 +270,20 @@ struct SyntheticState {
     /// How many sets were made over stale sources, in the process (see `set(changed:)`).
     static let setsOverStale = Atomic<UInt64>(0)
 
+    /// Queues the property for its propagation pass if it is observed, or if a read armed its
+    /// report to Observation (see `observation`).
     private mutating func enqueueIfObserved() -> Bool {
-        guard isObserved, !isQueued else { return false }
+        guard isObserved || isTracked, !isQueued else { return false }
         isQueued = true
         return true
+    }
+
+    /// Whether to report a change to Observation's trackings now (a `tracked` read came since
+    /// the last reported one); then not again until the next `tracked` read.
+    @usableFromInline
+    mutating func takeTrackedChange() -> Bool {
+        defer { isTracked = false }
+        return isTracked
     }
 
     /// The observers came (true) or went (false). Returns whether the property just became

@@ -30,6 +30,8 @@ public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache {
     /// The rule that decides whether a new value is a change (package-visible: a key path that
     /// ends at this variable compares its end values by it).
     @usableFromInline package let changeRule: ChangeRule<Value>
+    /// What the variable reports to Swift's Observation (guarded by the core's lock).
+    @usableFromInline let observation = ObservationReport()
 
     /// Creates a variable holding `value`.
     public init(_ value: Value) {
@@ -67,6 +69,28 @@ public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache {
         set { set(newValue, as: self) }
     }
 
+    /// The current value, read so that Swift's Observation sees the read: inside
+    /// `withObservationTracking` (and so in a SwiftUI view's body), the tracking's `onChange`
+    /// runs after the variable's next change.
+    ///
+    /// ```swift
+    /// Text(model.$title.tracked)   // the view renders again when title changes
+    /// ```
+    ///
+    /// Only reads through `tracked` are reported: a plain ``value`` read costs nothing extra, and
+    /// a set costs a flag unless a `tracked` read came since the last reported change (see
+    /// Docs/Apps.md, "SwiftUI and Observation").
+    @inlinable
+    public var tracked: Value {
+        DependencyTracking.recordRead(of: core)
+        let value = core.lock.withLock {
+            observation.arm()
+            return storedValue
+        }
+        observation.reportRead()
+        return value
+    }
+
     /// Sets the value on behalf of `author`, who becomes the author of the update message.
     ///
     /// ```swift
@@ -76,7 +100,7 @@ public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache {
     /// - Complexity: O(*n*) for *n* observers; no allocation when no other send is in progress.
     @inlinable
     public func set(_ newValue: Value, as author: AnyAuthor) {
-        core.send(from: author) { () -> Update<Value>? in
+        core.send(from: author, reportingTo: observation) { () -> Update<Value>? in
             let oldValue = storedValue
             guard changeRule.isChange(from: oldValue, to: newValue) else { return nil }
             storedValue = newValue
