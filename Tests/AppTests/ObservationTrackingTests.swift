@@ -7,6 +7,11 @@ import Testing
 /// Herald → Observation: a Herald property read through `tracked` inside
 /// `withObservationTracking` (what SwiftUI does when it renders a view) is tracked, and the
 /// tracking's `onChange` runs when the property changes, with no glue.
+/// Tracks what `read` reads; its change appends `label` to `changes`.
+private func track<T>(_ read: () -> T, as label: String, in changes: Recording<String>) {
+    _ = withObservationTracking(read) { changes.append(label) }
+}
+
 @Suite("Swift Observation sees Herald properties")
 struct ObservationTrackingTests {
     final class Document {
@@ -25,7 +30,11 @@ struct ObservationTrackingTests {
     @Test func aTrackedReadOfAVariableIsToldOfItsNextChange() {
         let title = Var("a")
         let changes = Recording<String>()
-        let read = withObservationTracking { title.tracked } onChange: { changes.append("changed") }
+        let read = withObservationTracking {
+            title.tracked
+        } onChange: {
+            changes.append("changed")
+        }
         #expect(read == "a")
         #expect(changes.count == 0)
         title.value = "b"
@@ -50,7 +59,11 @@ struct ObservationTrackingTests {
     @Test func onChangeRunsAfterTheChangeAndReadsTheNewValue() {
         let title = Var("a")
         let seen = Recording<String>()
-        _ = withObservationTracking { title.tracked } onChange: { seen.append(title.value) }
+        _ = withObservationTracking {
+            title.tracked
+        } onChange: {
+            seen.append(title.value)
+        }
         title.value = "b"
         #expect(seen.elements == ["b"])
     }
@@ -58,7 +71,11 @@ struct ObservationTrackingTests {
     @Test func aSetThatChangesNothingTellsNothing() {
         let title = Var("a")
         let changes = Recording<String>()
-        _ = withObservationTracking { title.tracked } onChange: { changes.append("changed") }
+        _ = withObservationTracking {
+            title.tracked
+        } onChange: {
+            changes.append("changed")
+        }
         title.value = "a"
         #expect(changes.count == 0)
         title.value = "b"
@@ -68,7 +85,11 @@ struct ObservationTrackingTests {
     @Test func anObservableVarOfAModelIsTrackedThroughItsOwner() {
         let document = Document()
         let changes = Recording<String>()
-        _ = withObservationTracking { document.$title.tracked } onChange: { changes.append("title") }
+        _ = withObservationTracking {
+            document.$title.tracked
+        } onChange: {
+            changes.append("title")
+        }
         document.body = "text"  // not read: not told
         #expect(changes.count == 0)
         document.title = "Final"
@@ -78,8 +99,8 @@ struct ObservationTrackingTests {
     @Test func everyTrackingThatReadAVariableIsTold() {
         let count = Var(0)
         let changes = Recording<String>()
-        _ = withObservationTracking { count.tracked } onChange: { changes.append("first") }
-        _ = withObservationTracking { count.tracked } onChange: { changes.append("second") }
+        track({ count.tracked }, as: "first", in: changes)
+        track({ count.tracked }, as: "second", in: changes)
         count.value = 1
         #expect(changes.elements.sorted() == ["first", "second"])
     }
@@ -88,7 +109,11 @@ struct ObservationTrackingTests {
         let count = Var(0)
         let changes = Recording<Int>()
         func track() {
-            _ = withObservationTracking { count.tracked } onChange: { changes.append(count.value) }
+            _ = withObservationTracking {
+                count.tracked
+            } onChange: {
+                changes.append(count.value)
+            }
         }
         track()
         count.value = 1
@@ -101,7 +126,11 @@ struct ObservationTrackingTests {
     @Test func aChangeOnAnotherThreadIsTold() async {
         let count = Var(0)
         await withCheckedContinuation { continuation in
-            _ = withObservationTracking { count.tracked } onChange: { continuation.resume() }
+            _ = withObservationTracking {
+                count.tracked
+            } onChange: {
+                continuation.resume()
+            }
             DispatchQueue.global().async { count.value = 1 }
         }
         #expect(count.value == 1)
@@ -109,7 +138,9 @@ struct ObservationTrackingTests {
     @Test func aTrackedReadOfALazySyntheticPropertyIsToldWhenItIsInvalidated() {
         let person = Person()
         let changes = Recording<String>()
-        let read = withObservationTracking { person.$fullName.tracked } onChange: {
+        let read = withObservationTracking {
+            person.$fullName.tracked
+        } onChange: {
             changes.append("changed")
         }
         #expect(read == "Ada Lovelace")
@@ -125,7 +156,11 @@ struct ObservationTrackingTests {
     @Test func aTrackedSyntheticPropertyOverAChainIsToldOfAChangeAtItsBottom() {
         let person = Person()
         let changes = Recording<String>()
-        _ = withObservationTracking { person.$nameLength.tracked } onChange: { changes.append("changed") }
+        _ = withObservationTracking {
+            person.$nameLength.tracked
+        } onChange: {
+            changes.append("changed")
+        }
         person.first = "Grace"
         #expect(changes.count == 1)
         #expect(person.nameLength == 14)
@@ -134,7 +169,11 @@ struct ObservationTrackingTests {
     @Test func aTrackedSyntheticPropertyIsToldOnceForAChangeInABatch() {
         let person = Person()
         let changes = Recording<String>()
-        _ = withObservationTracking { person.$fullName.tracked } onChange: { changes.append("changed") }
+        _ = withObservationTracking {
+            person.$fullName.tracked
+        } onChange: {
+            changes.append("changed")
+        }
         batch {
             person.first = "Grace"
             person.last = "Hopper"
@@ -149,7 +188,9 @@ struct ObservationTrackingTests {
         let updates = Recording<String>()
         observer.observe(person.$nameLength) { updates.append("\($0.new)") }
         let changes = Recording<Int>()
-        _ = withObservationTracking { person.$nameLength.tracked } onChange: {
+        _ = withObservationTracking {
+            person.$nameLength.tracked
+        } onChange: {
             changes.append(person.nameLength)
         }
         person.first = "Bob"  // "Bob Lovelace": 12, as "Ada Lovelace"
@@ -165,7 +206,11 @@ struct ObservationTrackingTests {
         let changes = Recording<String>()
         // fullName's evaluation reads first and last; the tracking depends on fullName only,
         // which a change of first reaches anyway.
-        _ = withObservationTracking { person.$fullName.tracked } onChange: { changes.append("changed") }
+        _ = withObservationTracking {
+            person.$fullName.tracked
+        } onChange: {
+            changes.append("changed")
+        }
         person.first = "Grace"
         person.first = "Ada"
         #expect(changes.count == 1)
@@ -174,14 +219,20 @@ struct ObservationTrackingTests {
     @Test func aHybridSetOfATrackedSyntheticPropertyIsTold() {
         let person = Person()
         let changes = Recording<String>()
-        _ = withObservationTracking { person.$fullName.tracked } onChange: { changes.append(person.fullName) }
+        _ = withObservationTracking {
+            person.$fullName.tracked
+        } onChange: {
+            changes.append(person.fullName)
+        }
         person.fullName = "Lord Byron"
         #expect(changes.elements == ["Lord Byron"])
     }
     @Test func aTrackedReadOfAnArrayIsToldOfItsNextMutation() {
         let todos: ObservableArray = ["milk"]
         let changes = Recording<[String]>()
-        let read = withObservationTracking { todos.tracked } onChange: {
+        let read = withObservationTracking {
+            todos.tracked
+        } onChange: {
             changes.append(todos.elements)
         }
         #expect(read == ["milk"])
@@ -195,8 +246,8 @@ struct ObservationTrackingTests {
         let scores: ObservableDictionary = ["ada": 1]
         let tags: ObservableSet = ["swift"]
         let changes = Recording<String>()
-        _ = withObservationTracking { scores.tracked } onChange: { changes.append("scores") }
-        _ = withObservationTracking { tags.tracked } onChange: { changes.append("tags") }
+        track({ scores.tracked }, as: "scores", in: changes)
+        track({ tags.tracked }, as: "tags", in: changes)
         scores["ada"] = 1  // the same value: no change
         tags.insert("swift")  // already a member
         #expect(changes.count == 0)

@@ -279,7 +279,8 @@ public final class ObservableDictionary<Key: Hashable, Value>: Messenger<
             var batch = Batch(contents)
             let result = try CollectionBatching.running(self) { try body(&batch) }
             var committed = false
-            core.send(from: author ?? self, reportingTo: observation) { () -> DictionaryChange<Key, Value>? in
+            core.send(from: author ?? self, reportingTo: observation) {
+                () -> DictionaryChange<Key, Value>? in
                 guard version == startVersion else { return nil }
                 committed = true
                 var keys: [Key: KeyChange<Value>] = [:]

@@ -17,15 +17,12 @@ import Synchronization
 /// which order them; the atomics make the report usable without a lock of its own.
 @usableFromInline
 package struct ObservationReport: ~Copyable, Sendable {
-    /// Made at the first `tracked` read.
-    @usableFromInline let handle = AtomicLazyReference<ObservationHandle>()
+    /// The handle, made at the first `tracked` read.
+    @usableFromInline let handle = ObservationHandleSlot()
     /// A `tracked` read came since the last reported change.
     @usableFromInline let armed = Atomic<Bool>(false)
 
     @inlinable package init() {}
-
-    /// Whether a `tracked` read armed the report since the last reported change.
-    @inlinable package var isArmed: Bool { armed.load(ordering: .relaxed) }
 
     /// At a `tracked` read, inside the property's locked section: arms the report.
     @inlinable package func arm() {
@@ -34,17 +31,7 @@ package struct ObservationReport: ~Copyable, Sendable {
 
     /// After a `tracked` read: reports it to Observation.
     @inlinable package func reportRead() {
-        (handle.load() ?? makeHandle()).reportRead()
-    }
-
-    @usableFromInline func makeHandle() -> ObservationHandle {
-        handle.storeIfNil(ObservationHandle())
-    }
-
-    /// Reports a change to the trackings, for a property that keeps its armed flag elsewhere
-    /// (a synthetic property keeps it in its state machine). Outside any lock.
-    @inlinable package func reportChange() {
-        handle.load()?.reportChange()
+        handle.reportRead()
     }
 
     /// At a change, inside the property's locked section: the handle to report the change to
@@ -54,7 +41,34 @@ package struct ObservationReport: ~Copyable, Sendable {
     package func takeChange() -> ObservationHandle? {
         guard _slowPath(armed.load(ordering: .relaxed)) else { return nil }
         armed.store(false, ordering: .relaxed)
-        return handle.load()
+        return handle.made
+    }
+}
+
+/// A property's ``ObservationHandle``, made when first needed (at the first `tracked` read), for
+/// a property that keeps its armed flag itself (a synthetic property keeps it in its state
+/// machine; see ``ObservationReport`` for the rest).
+@usableFromInline
+package struct ObservationHandleSlot: ~Copyable, Sendable {
+    @usableFromInline let slot = AtomicLazyReference<ObservationHandle>()
+
+    @inlinable package init() {}
+
+    /// The handle, if a `tracked` read made it.
+    @inlinable package var made: ObservationHandle? { slot.load() }
+
+    /// Reports a `tracked` read to Observation (making the handle the first time).
+    @inlinable package func reportRead() {
+        (slot.load() ?? make()).reportRead()
+    }
+
+    @usableFromInline func make() -> ObservationHandle {
+        slot.storeIfNil(ObservationHandle())
+    }
+
+    /// Reports a change to the trackings (outside any lock), if a `tracked` read made the handle.
+    @inlinable package func reportChange() {
+        slot.load()?.reportChange()
     }
 }
 
@@ -87,7 +101,7 @@ package final class ObservationHandle: Observable, Sendable {
 extension MessengerCore {
     /// `send(from:_:)` for a property that reports to Observation: a message made (a change)
     /// is reported to `observation`'s trackings, if armed, once the send returns.
-    @inlinable
+    @inlinable @inline(__always)
     package func send(
         from author: AnyAuthor, reportingTo observation: borrowing ObservationReport,
         _ makeMessage: () -> Message?
