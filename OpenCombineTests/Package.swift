@@ -21,7 +21,8 @@ let package = Package(
                 .product(name: "Messaging", package: "Herald"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
-            swiftSettings: warningsAsErrors
+            // The shared source picks OpenCombine only where this is defined.
+            swiftSettings: warningsAsErrors + [.define("HERALD_OPENCOMBINE")]
         ),
         .testTarget(
             name: "HeraldOpenCombineTests",

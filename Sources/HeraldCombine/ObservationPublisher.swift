@@ -1,13 +1,15 @@
 // Herald's messages as a Combine publisher. The same file is compiled against Apple's Combine
 // (this package, where Combine exists) and against OpenCombine (the OpenCombineTests package,
 // which tests it on Linux), so it uses only Herald's public API.
-#if canImport(OpenCombine)
+// (`HERALD_OPENCOMBINE` is defined by OpenCombineTests/ only: an app that has OpenCombine in its
+// build for another reason still gets Apple's Combine here.)
+#if HERALD_OPENCOMBINE
     import OpenCombine
 #elseif canImport(Combine)
     import Combine
 #endif
 
-#if canImport(OpenCombine) || canImport(Combine)
+#if HERALD_OPENCOMBINE || canImport(Combine)
     import Messaging
     import Synchronization
 
@@ -66,8 +68,9 @@
         }
     }
 
-    /// One subscriber's observation of the source: a Herald observer, which the subscriber keeps
-    /// (the observation's handler holds it weakly).
+    /// One subscriber's observation of the source: a Herald observer. The observation's handler
+    /// holds it until it is cancelled, as a Combine subject holds its subscriptions, so that a
+    /// subscriber need not keep it to receive.
     private final class ObservationSubscription<
         Source: Messaging.ObservableObject, Downstream: Subscriber
     >:
@@ -91,7 +94,8 @@
         /// it already).
         func start() {
             guard !ended.load(ordering: .acquiring) else { return }
-            observe(source) { [weak self] message in self?.deliver(message) }
+            // Strongly: ended by `cancel()` (an `AnyCancellable` cancels when released).
+            observe(source) { message in self.deliver(message) }
             // A cancel that came meanwhile may have found no observation to end.
             if ended.load(ordering: .acquiring) { stopObserving() }
         }

@@ -249,4 +249,26 @@ struct ObservationPublisherTests {
         #expect(lock.withLock { _ in subscriber.received.count } == 100)
         subscriber.subscription?.cancel()
     }
+    /// A subscriber that does not keep its subscription, as Combine allows for subjects.
+    final class ForgetfulSubscriber: Subscriber, @unchecked Sendable {
+        typealias Input = Update<Int>
+        typealias Failure = Never
+        var received: [Int] = []
+        func receive(subscription: any Subscription) { subscription.request(.unlimited) }
+        func receive(_ input: Update<Int>) -> Subscribers.Demand {
+            received.append(input.new)
+            return .none
+        }
+        func receive(completion: Subscribers.Completion<Never>) {}
+    }
+
+    @Test func aSubscriberThatDoesNotKeepItsSubscriptionStillReceives() {
+        let count = Var(0)
+        let subscriber = ForgetfulSubscriber()
+        count.publisher().subscribe(subscriber)
+        count.value = 1
+        count.value = 2
+        #expect(subscriber.received == [1, 2])
+        count.stopBeingObserved()
+    }
 }

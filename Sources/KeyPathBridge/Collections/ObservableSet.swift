@@ -83,13 +83,9 @@ public final class ObservableSet<Element: Hashable>: Messenger<SetChange<Element
     ///
     /// Only reads through `tracked` are reported (see Docs/Apps.md, "SwiftUI and Observation").
     public var tracked: Set<Element> {
-        DependencyTracking.recordRead(of: core)
-        let contents = core.lock.withLock {
-            observation.arm()
-            return storage
-        }
+        // Reported first: a change after the contents are read then finds the handle made.
         observation.reportRead()
-        return contents
+        return elements
     }
 
     /// The contents as a plain set, in O(1) (a copy-on-write snapshot).

@@ -41,8 +41,9 @@ extension Synthetic {
     /// Only reads through `tracked` are reported (see Docs/Apps.md, "SwiftUI and Observation").
     @inlinable
     public var tracked: Value {
-        core.lock.withLock { state.isTracked = true }
+        // Reported first: a change after the value is read then finds the property tracked.
         observation.reportRead()
+        core.lock.withLock { state.isTracked = true }
         return value
     }
 

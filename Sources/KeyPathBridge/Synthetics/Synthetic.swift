@@ -346,13 +346,16 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
         guard becameObserved else { return }
         // Evaluated now, and not as a dependency of an evaluation that started observing.
         let value = DependencyTracking.withoutFrames { refreshedValue() }
-        let mustPropagate = core.lock.withLock { () -> Bool in
+        let (mustPropagate, tracked) = core.lock.withLock { () -> (Bool, Bool) in
             // The observers start from this value (the one a first reader gets), even if an
             // invalidation meanwhile kept it from being stored: then they hear of the next.
-            guard state.startTelling() else { return false }
+            guard state.startTelling() else { return (false, false) }
             told = value
-            return state.mustPropagateAfterStart()
+            // A tracking may have read an older value: the pass that compares with `told`
+            // would not report this one.
+            return (state.mustPropagateAfterStart(), state.isTracked)
         }
+        if _slowPath(tracked) { observation.reportChange() }
         if mustPropagate {
             DependencyTracking.enqueue(self)
             DependencyTracking.propagateQueuedWork()
@@ -372,7 +375,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             state.isQueued = false
             // Unobserved, it is queued only for a `tracked` read: tell Observation it may have
             // changed (its next read computes it).
-            let tracked = !state.isObserved && state.takeTrackedChange()
+            let tracked = !state.isObserved && state.isTracked
             return (state.isObserved, self.owner.object, state.hasValue, tracked)
         }
         if _slowPath(tracked) { observation.reportChange() }
@@ -410,7 +413,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
             }
             guard changeRule.isChange(from: old, to: current) else { return nil }
             told = current
-            changed = state.takeTrackedChange()
+            changed = state.isTracked
             return Update(old, current)
         }
     }

@@ -74,9 +74,10 @@ struct SyntheticState {
     /// How many computations aside are running (see `beginAside()`).
     var asides = 0
     var dependents: DependentList?
-    /// A `tracked` read came since the last change reported to Swift's Observation: an
-    /// invalidation or set then queues the property, and its propagation pass reports the
-    /// change (see `Synthetic.tellObservers()`).
+    /// A `tracked` read came (ever): each invalidation or set then queues the property, and its
+    /// propagation pass reports the change to Swift's Observation (see
+    /// `Synthetic.tellObservers()`). Never cleared: a tracking installs itself after the read,
+    /// so clearing it at a change in between would leave that tracking never told.
     @usableFromInline var isTracked = false
     /// `SyntheticState.setsOverStale` when the dependents were last told of a change.
     var toldAtSetsOverStale: UInt64 = 0
@@ -276,14 +277,6 @@ struct SyntheticState {
         guard isObserved || isTracked, !isQueued else { return false }
         isQueued = true
         return true
-    }
-
-    /// Whether to report a change to Observation's trackings now (a `tracked` read came since
-    /// the last reported one); then not again until the next `tracked` read.
-    @usableFromInline
-    mutating func takeTrackedChange() -> Bool {
-        defer { isTracked = false }
-        return isTracked
     }
 
     /// The observers came (true) or went (false). Returns whether the property just became

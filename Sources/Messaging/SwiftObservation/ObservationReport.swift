@@ -5,70 +5,73 @@ import Synchronization
 /// and SwiftUI, which uses it — sees a read of the property through its `tracked` accessor and
 /// is told when the property changes.
 ///
-/// A `tracked` read *arms* the report and passes the property's ``ObservationHandle`` (made at
-/// the first such read) to Observation, which records it only inside a
-/// `withObservationTracking` block. A change is reported (`willSet` and `didSet` on the handle,
-/// after the change, outside the property's lock) only if a `tracked` read armed the report
-/// since the last reported change: Observation's trackings are one-shot and installed by a read,
-/// so a change with no read since the last reported one has no tracking to tell. A property
-/// nobody reads through `tracked` pays a flag per change, never Observation's lock.
+/// The first `tracked` read makes the property's ``ObservationHandle`` and every `tracked` read
+/// passes it to Observation (`access`), which records it only inside a
+/// `withObservationTracking` block. From then on, each change of the property is reported
+/// (`willSet` and `didSet` on the handle, after the change, outside the property's lock). A
+/// property never read through `tracked` pays one load per change, never Observation's lock.
 ///
-/// Arming and disarming happen inside the property's locked sections (a read's, a change's),
-/// which order them; the atomics make the report usable without a lock of its own.
+/// (Reporting only the first change after each `tracked` read was tried and is wrong: a
+/// tracking installs itself when its block returns, so a change between the read and that
+/// moment would have used up the report, and the tracking would never hear of a later change.
+/// Observation's own properties miss only the change in that gap, and so does this.)
 @usableFromInline
 package struct ObservationReport: ~Copyable, Sendable {
     /// The handle, made at the first `tracked` read.
     @usableFromInline let handle = ObservationHandleSlot()
-    /// A `tracked` read came since the last reported change.
-    @usableFromInline let armed = Atomic<Bool>(false)
 
     @inlinable package init() {}
 
-    /// At a `tracked` read, inside the property's locked section: arms the report.
-    @inlinable package func arm() {
-        armed.store(true, ordering: .relaxed)
-    }
-
-    /// After a `tracked` read: reports it to Observation.
+    /// At a `tracked` read, before the value is read: reports the read to Observation.
     @inlinable package func reportRead() {
         handle.reportRead()
     }
 
     /// At a change, inside the property's locked section: the handle to report the change to
-    /// once unlocked, if a `tracked` read armed the report since the last reported change (it is
-    /// then disarmed).
+    /// once unlocked, if a `tracked` read ever made it.
     @inlinable @inline(__always)
     package func takeChange() -> ObservationHandle? {
-        guard _slowPath(armed.load(ordering: .relaxed)) else { return nil }
-        armed.store(false, ordering: .relaxed)
-        return handle.made
+        handle.made
     }
 }
 
-/// A property's ``ObservationHandle``, made when first needed (at the first `tracked` read), for
-/// a property that keeps its armed flag itself (a synthetic property keeps it in its state
-/// machine; see ``ObservationReport`` for the rest).
+/// A property's ``ObservationHandle``, made when first needed (at the first `tracked` read). A
+/// synthetic property uses it directly, with its `tracked` flag in its state machine (see
+/// ``ObservationReport`` for the rest).
 @usableFromInline
 package struct ObservationHandleSlot: ~Copyable, Sendable {
-    @usableFromInline let slot = AtomicLazyReference<ObservationHandle>()
+    /// Retained once while stored. (Not `AtomicLazyReference`: its `load` is not inlinable, and
+    /// calling it looks up generic metadata, some 580 instructions, on every change.)
+    @usableFromInline let slot = Atomic<Unmanaged<ObservationHandle>?>(nil)
 
     @inlinable package init() {}
 
-    /// The handle, if a `tracked` read made it.
-    @inlinable package var made: ObservationHandle? { slot.load() }
+    /// The handle, if a `tracked` read made it (the slot's owner keeps it alive).
+    @inlinable @inline(__always) package var made: ObservationHandle? {
+        slot.load(ordering: .acquiring)?.takeUnretainedValue()
+    }
 
     /// Reports a `tracked` read to Observation (making the handle the first time).
     @inlinable package func reportRead() {
-        (slot.load() ?? make()).reportRead()
+        (made ?? make()).reportRead()
     }
 
     @usableFromInline func make() -> ObservationHandle {
-        slot.storeIfNil(ObservationHandle())
+        let made = Unmanaged.passRetained(ObservationHandle())
+        let (stored, other) = slot.compareExchange(
+            expected: nil, desired: made, ordering: .acquiringAndReleasing)
+        if stored { return made.takeUnretainedValue() }
+        made.release()
+        return other.unsafelyUnwrapped.takeUnretainedValue()
     }
 
     /// Reports a change to the trackings (outside any lock), if a `tracked` read made the handle.
     @inlinable package func reportChange() {
-        slot.load()?.reportChange()
+        made?.reportChange()
+    }
+
+    deinit {
+        slot.load(ordering: .acquiring)?.release()
     }
 }
 

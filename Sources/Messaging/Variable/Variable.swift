@@ -77,16 +77,12 @@ public final class Variable<Value>: Messenger<Update<Value>>, ObservableCache {
     /// Text(model.$title.tracked)   // the view renders again when title changes
     /// ```
     ///
-    /// Only reads through `tracked` are reported: a plain ``value`` read costs nothing extra, and
-    /// a set costs a flag unless a `tracked` read came since the last reported change (see
-    /// Docs/Apps.md, "SwiftUI and Observation").
+    /// Only reads through `tracked` are reported: a plain ``value`` read costs nothing extra,
+    /// and a set of a variable never read through `tracked` costs one load (see Docs/Apps.md,
+    /// "SwiftUI and Observation").
     @inlinable
     public var tracked: Value {
-        DependencyTracking.recordRead(of: core)
-        let value = core.lock.withLock {
-            observation.arm()
-            return storedValue
-        }
+        // Reported first: a change after the value is read then finds the handle made.
         observation.reportRead()
         return value
     }
