@@ -115,7 +115,7 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @usableFromInline let isBound = Atomic<Bool>(false)
     /// What the property reports its `tracked` reads and changes to Swift's Observation
     /// through (its flag lives in `state`: see `SyntheticState.isTracked`).
-    @usableFromInline let observation = ObservationHandleSlot()
+    @usableFromInline let observation = ObservationReport()
     /// How many times the function ran (for tests and benchmarks), counted as each run ends.
     /// Guarded by the core's lock, whose critical section after the run is there anyway (an
     /// atomic counter cost an atomic operation per run).

@@ -17,36 +17,15 @@ import Synchronization
 /// Observation's own properties miss only the change in that gap, and so does this.)
 @usableFromInline
 package struct ObservationReport: ~Copyable, Sendable {
-    /// The handle, made at the first `tracked` read.
-    @usableFromInline let handle = ObservationHandleSlot()
-
-    @inlinable package init() {}
-
-    /// At a `tracked` read, before the value is read: reports the read to Observation.
-    @inlinable package func reportRead() {
-        handle.reportRead()
-    }
-
-    /// At a change, inside the property's locked section: the handle to report the change to
-    /// once unlocked, if a `tracked` read ever made it.
-    @inlinable @inline(__always)
-    package func takeChange() -> ObservationHandle? {
-        handle.made
-    }
-}
-
-/// A property's ``ObservationHandle``, made when first needed (at the first `tracked` read). A
-/// synthetic property uses it directly, with its `tracked` flag in its state machine (see
-/// ``ObservationReport`` for the rest).
-@usableFromInline
-package struct ObservationHandleSlot: ~Copyable, Sendable {
-    /// Retained once while stored. (Not `AtomicLazyReference`: its `load` is not inlinable, and
+    /// The handle, made at the first `tracked` read, retained once while stored. (Not
+    /// `AtomicLazyReference`: its `load` is not inlinable, and
     /// calling it looks up generic metadata, some 580 instructions, on every change.)
     @usableFromInline let slot = Atomic<Unmanaged<ObservationHandle>?>(nil)
 
     @inlinable package init() {}
 
-    /// The handle, if a `tracked` read made it (the slot's owner keeps it alive).
+    /// The handle, if a `tracked` read made it (the report's owner keeps it alive); at a change,
+    /// read inside the property's locked section, and reported to once unlocked.
     @inlinable @inline(__always) package var made: ObservationHandle? {
         slot.load(ordering: .acquiring)?.takeUnretainedValue()
     }
@@ -65,7 +44,8 @@ package struct ObservationHandleSlot: ~Copyable, Sendable {
         return other.unsafelyUnwrapped.takeUnretainedValue()
     }
 
-    /// Reports a change to the trackings (outside any lock), if a `tracked` read made the handle.
+    /// Reports a change to the trackings (outside any lock), if a `tracked` read made the handle
+    /// (for a synthetic property, whose `tracked` flag lives in its state machine).
     @inlinable package func reportChange() {
         made?.reportChange()
     }
@@ -112,7 +92,7 @@ extension MessengerCore {
         var changed: ObservationHandle? = nil
         send(from: author) { () -> Message? in
             guard let message = makeMessage() else { return nil }
-            changed = observation.takeChange()
+            changed = observation.made
             return message
         }
         if _slowPath(changed != nil) { changed.unsafelyUnwrapped.reportChange() }
