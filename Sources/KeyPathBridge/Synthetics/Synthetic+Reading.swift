@@ -282,7 +282,10 @@ extension Synthetic {
             from = Unmanaged.passUnretained(owner.unsafelyUnwrapped)
         }
         let value = DependencyTracking.withFrame(frame, on: thread) {
-            from._withUnsafeGuaranteedRef(compute)
+            if _slowPath(tracksObservation) {
+                return computeTrackingObservation(from: from, since: since)
+            }
+            return from._withUnsafeGuaranteedRef(compute)
         }
         withExtendedLifetime(owner) {}
         // Stop depending on what is no longer read while still holding the property: no other
@@ -294,6 +297,8 @@ extension Synthetic {
         let (current, requeue, release) = core.lock.withLock {
             () -> (Bool, Bool, SyntheticState.Release) in
             evaluations += 1
+            // Its tracking, installed now, is the one that counts.
+            if _slowPath(tracksObservation) { state.trackingSince = since }
             if _slowPath(binding != nil), state.epoch == since,
                 binding != thread || pathsLeftToObserve > 0
             {
@@ -311,12 +316,6 @@ extension Synthetic {
         isCurrent = current
         if _slowPath(requeue) { queueForPropagation() }
         return value
-    }
-
-    /// Queues the property for the end of this thread's outermost propagation.
-    @usableFromInline
-    func queueForPropagation() {
-        DependencyTracking.enqueue(self)
     }
 
     /// The owner is gone: the holder lets go, and the read gets the last value, if there is one.

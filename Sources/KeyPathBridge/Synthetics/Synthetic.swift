@@ -62,7 +62,7 @@ import Transforms
 /// from a state nothing changed since is stored. No lock is held while the function runs.
 ///
 /// Use it as a property wrapper of a class, or make one at run time with
-/// `init(owner:name:dependsOn:_:)`; one made with another initializer and never
+/// `init(owner:name:dependsOn:tracksObservation:_:)`; one made with another initializer and never
 /// declared with `@Synthetic` has no owner, and stops the process when read. The guide
 /// (`Docs/SyntheticProperties.md`) has the details and the limits.
 ///
@@ -74,6 +74,9 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     SettableProperty
 {
     @usableFromInline let compute: (Owner) -> Value
+    /// Whether each evaluation tracks what the function reads of `@Observable` objects (see
+    /// `init(dependsOn:tracksObservation:_:)`).
+    @usableFromInline let tracksObservation: Bool
     @usableFromInline let changeRule: ChangeRule<Value>
     /// The paths the property is declared to depend on, and their observations (made when the
     /// owner is known).
@@ -131,15 +134,26 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// - Parameters:
     ///   - dependencies: paths from the owner to depend on besides what `compute` reads: a
     ///     change along them invalidates the property. They may be unreachable at first.
+    ///   - tracksObservation: whether the property also depends on the properties of Swift's
+    ///     `@Observable` objects that `compute` reads, as it does on Herald's (see
+    ///     Docs/SyntheticProperties.md, "Properties of @Observable objects"). Off by default:
+    ///     tracking them costs every evaluation a `withObservationTracking`.
     ///   - compute: computes the value from the owner (passed in, so that it need not be
     ///     captured).
+    ///
+    /// ```swift
+    /// @Synthetic(tracksObservation: true, { (row: Row) in "\(row.celsius)\(row.settings.unit)" })
+    /// var text: String   // `settings` is an @Observable object
+    /// ```
     @inlinable
     public convenience init(
         dependsOn dependencies: [SyntheticDependency<Owner>] = [],
+        tracksObservation: Bool = false,
         _ compute: @escaping (Owner) -> Value
     ) {
         self.init(
             compute: compute, changeRule: ChangeRule(), dependencies: dependencies,
+            tracksObservation: tracksObservation,
             tell: { unsafeDowncast($0, to: Synthetic.self).tellObservers() })
     }
 
@@ -148,11 +162,12 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @inlinable
     public convenience init(
         dependsOn dependencies: [SyntheticDependency<Owner>] = [],
+        tracksObservation: Bool = false,
         _ compute: @escaping (Owner) -> Value
     ) where Value: Equatable & SendableMetatype {
         self.init(
             compute: compute, changeRule: ChangeRule(equatable: Value.self),
-            dependencies: dependencies,
+            dependencies: dependencies, tracksObservation: tracksObservation,
             tell: { unsafeDowncast($0, to: Synthetic.self).tellObservers() })
     }
 
@@ -163,9 +178,11 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @usableFromInline
     init(
         compute: @escaping (Owner) -> Value, changeRule: ChangeRule<Value>,
-        dependencies: [SyntheticDependency<Owner>], tell: @escaping (AnyObject) -> Void
+        dependencies: [SyntheticDependency<Owner>], tracksObservation: Bool,
+        tell: @escaping (AnyObject) -> Void
     ) {
         self.compute = compute
+        self.tracksObservation = tracksObservation
         self.changeRule = changeRule
         declared = dependencies
         self.tell = tell
@@ -189,9 +206,11 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @inlinable
     public convenience init(
         _ key: String, dependsOn dependencies: [SyntheticDependency<Owner>] = [],
-        loader: @escaping (Owner, String) -> Value
+        tracksObservation: Bool = false, loader: @escaping (Owner, String) -> Value
     ) {
-        self.init(dependsOn: dependencies) { loader($0, key) }
+        self.init(dependsOn: dependencies, tracksObservation: tracksObservation) {
+            loader($0, key)
+        }
     }
 
     /// A synthetic property made at run time for `owner` (one of many in an array, say),
@@ -205,20 +224,20 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     @inlinable
     public convenience init(
         owner: Owner, name: String, dependsOn dependencies: [SyntheticDependency<Owner>] = [],
-        _ compute: @escaping (Owner) -> Value
+        tracksObservation: Bool = false, _ compute: @escaping (Owner) -> Value
     ) {
-        self.init(dependsOn: dependencies, compute)
+        self.init(dependsOn: dependencies, tracksObservation: tracksObservation, compute)
         bind(to: owner, named: name)
     }
 
     /// A synthetic property made at run time for `owner` (see
-    /// `init(owner:name:dependsOn:_:)`), comparing values with `==`.
+    /// `init(owner:name:dependsOn:tracksObservation:_:)`), comparing values with `==`.
     @inlinable
     public convenience init(
         owner: Owner, name: String, dependsOn dependencies: [SyntheticDependency<Owner>] = [],
-        _ compute: @escaping (Owner) -> Value
+        tracksObservation: Bool = false, _ compute: @escaping (Owner) -> Value
     ) where Value: Equatable & SendableMetatype {
-        self.init(dependsOn: dependencies, compute)
+        self.init(dependsOn: dependencies, tracksObservation: tracksObservation, compute)
         bind(to: owner, named: name)
     }
 

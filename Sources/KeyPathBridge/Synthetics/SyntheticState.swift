@@ -79,6 +79,15 @@ struct SyntheticState {
     /// `Synthetic.tellObservers()`). Never cleared: a tracking installs itself after the read,
     /// so clearing it at a change in between would leave that tracking never told.
     @usableFromInline var isTracked = false
+    /// How many changes of `@Observable` properties that its evaluations read were announced
+    /// and are not settled yet. Swift's Observation announces a change before the value is
+    /// stored, so an evaluation until the settling may have read the old value: none is stored
+    /// or current meanwhile (see `Synthetic.observedPropertyWillChange(trackedSince:)`).
+    var unsettledObservedChanges: UInt32 = 0
+    /// The epoch the last evaluation that tracks Observation began at: its tracking of
+    /// `@Observable` properties is the one that counts; an earlier one's is of what that
+    /// evaluation read, which the last may no longer read.
+    @usableFromInline var trackingSince: UInt64 = 0
     /// `SyntheticState.setsOverStale` when the dependents were last told of a change.
     var toldAtSetsOverStale: UInt64 = 0
     /// The marking that last told the dependents (see `mark`).
@@ -153,20 +162,23 @@ struct SyntheticState {
     /// After the holder's evaluation (`since` the epoch it began at), whose value differs from
     /// the cached one if `changed` (or there was none), and which read something not current
     /// if `tainted`: whether to store the value, and whether it is current (a result may be
-    /// stored from it). It is not stored if the property was invalidated or set meanwhile, or
-    /// if it is tainted (the reader still gets the value, and the next read computes again);
-    /// `requeue` then asks to queue the property for propagation, if it is observed: no
-    /// marking will.
+    /// stored from it). It is not stored if the property was invalidated or set meanwhile, if it
+    /// is tainted, or while an announced change of an `@Observable` property is unsettled (the
+    /// reader still gets the value, and the next read computes again); `requeue` then asks to
+    /// queue a tainted property for propagation, if it is observed: no marking will (the
+    /// settling marks the property, so an unsettled one is not queued).
     @usableFromInline
     mutating func finishEvaluation(changed: Bool, tainted: Bool, since start: UInt64)
         -> (store: Bool, isCurrent: Bool, requeue: Bool, release: Release)
     {
         let release = letGo()
-        guard epoch == start, !tainted else {
+        guard epoch == start, !tainted, unsettledObservedChanges == 0 else {
             // The sources' versions now are those this dropped evaluation saw: a later check
-            // would find none moved. Compute again instead (unless a set made it valid).
+            // would find none moved. Compute again instead (unless a set made it valid). An
+            // unsettled change is queued again when it settles.
             if freshness != .valid { freshness = .invalid }
-            return (false, false, tainted && enqueueIfObserved(), release)
+            let requeue = tainted && unsettledObservedChanges == 0 && enqueueIfObserved()
+            return (false, false, requeue, release)
         }
         freshness = .valid
         isSetOverStale = false
@@ -266,6 +278,20 @@ struct SyntheticState {
         hasValue = true
         version &+= 1
         return (true, MarkAction(dependents: dependents, enqueue: enqueueIfObserved()), overStale)
+    }
+
+    /// An `@Observable` property that the evaluation begun at epoch `since` read announced a
+    /// change (see `unsettledObservedChanges`): whether it counts (that evaluation's tracking is
+    /// the last one, or a later evaluation is still running).
+    mutating func observedChangeAnnounced(trackedSince since: UInt64) -> Bool {
+        guard since >= trackingSince else { return false }
+        unsettledObservedChanges += 1
+        return true
+    }
+
+    /// The change `observedChangeAnnounced()` counted settled: the value stored by then.
+    mutating func observedChangeSettled() {
+        unsettledObservedChanges -= 1
     }
 
     /// How many sets were made over stale sources, in the process (see `set(changed:)`).

@@ -325,6 +325,23 @@ package enum DependencyTracking {
         }
     }
 
+    /// Marks `dependent` itself and what depends on it, as ``markDependent(_:definitely:)``
+    /// does, and returns the work the marking queued instead of leaving it in this thread's
+    /// queue: for a caller that propagates it later, maybe on another thread, with
+    /// ``propagate(_:)``.
+    package static func markDependentForLater(_ dependent: some Dependent) -> MarkedWork {
+        let thread = ThreadContext.withThisThread { context in
+            context.markedFrom = context.queued.count
+            let outer = context.beginMarking(of: ObjectIdentifier(dependent))
+            defer { context.endMarking(outer) }
+            let change = dependent.sourceChanged(definitely: true, marking: context.marking)
+            if change.mustPropagate { context.queued.append(dependent) }
+            handOn(change, in: context, keepingAlive: false)
+            return ObjectIdentifier(context)
+        }
+        return takeMarkedWork(on: thread)
+    }
+
     /// Does what `change` asks after its dependent was marked, and lets go of its references
     /// (the one place that does: they are retained once for it): marks the dependents it names,
     /// and keeps what the dependent let go of for the release after unlocking if
