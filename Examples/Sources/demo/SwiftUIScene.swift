@@ -9,6 +9,24 @@ final class InboxModel {
     var heading: String
 }
 
+/// An app's own `@Observable` settings, which a Herald view model derives from.
+@Observable final class DisplaySettings {
+    var unit = "°C"
+}
+
+/// A Herald view model whose synthetic property reads an `@Observable` object too.
+final class ThermostatModel {
+    let settings = DisplaySettings()
+    @ObservableVar var celsius = 21
+    @Synthetic(
+        tracksObservation: true,
+        { (model: ThermostatModel) in
+            let celsius = model.celsius
+            return model.settings.unit == "°F" ? "\(celsius * 9 / 5 + 32)°F" : "\(celsius)°C"
+        })
+    var display: String
+}
+
 /// What SwiftUI does with a view's body, on Linux too: render it inside
 /// `withObservationTracking`, and when its `onChange` says a property it read changed, render
 /// again on the next frame. (On Apple's platforms, a SwiftUI `View` reading
@@ -59,4 +77,14 @@ func swiftUIScene() {
     _ = model.heading
     screen.frames.flush()
     Scene.show("\(screen.renders) renders in all, one per frame that followed a change")
+
+    Scene.narrate(
+        "The other way round: a synthetic property declared tracksObservation: true depends on "
+            + "the @Observable properties it reads, as on Herald's.")
+    let thermostat = ThermostatModel()
+    Scene.show("display: \(thermostat.display)")
+    thermostat.settings.unit = "°F"
+    Scene.show("after settings.unit = \"°F\": \(thermostat.display)")
+    thermostat.celsius = 25
+    Scene.show("after celsius = 25: \(thermostat.display)")
 }

@@ -19,118 +19,85 @@ import Transforms
 ///   drops whatever was computed meanwhile, and the observed properties that the change reached
 ///   recompute and tell their observers.
 extension Synthetic {
-    /// Runs the function on `owner` for the evaluation begun at epoch `since`, tracking what it
-    /// reads of `@Observable` objects.
+    /// Runs the function on `owner`, tracking what it reads of `@Observable` objects.
     @usableFromInline
-    func computeTrackingObservation(from owner: Unmanaged<Owner>, since: UInt64) -> Value {
+    func computeTrackingObservation(from owner: Unmanaged<Owner>) -> Value {
         // `onChange` is an autoclosure: the handler is made only if the function read an
         // `@Observable` property.
         withObservationTracking(
-            { owner._withUnsafeGuaranteedRef(compute) },
-            onChange: observedChangeHandler(since: since))
+            { owner._withUnsafeGuaranteedRef(compute) }, onChange: observedChangeHandler())
     }
 
     /// The tracking's `onChange`: announces the change to the property, if it still exists.
-    private func observedChangeHandler(since: UInt64) -> @Sendable () -> Void {
-        let announce = UncheckedSendable({ [weak self] in
-            self?.observedPropertyWillChange(trackedSince: since)
-        })
+    private func observedChangeHandler() -> @Sendable () -> Void {
+        let announce = UncheckedSendable({ [weak self] in self?.observedPropertyWillChange() })
         return { announce.value() }
     }
 
-    /// An `@Observable` property that the evaluation begun at epoch `since` read is about to
-    /// change (its new value is not stored yet): invalidates the property and what depends on
-    /// it, and settles the change once the set is over. The observed properties that the change
-    /// reached are told then, not now: they would compute from the old value. Nothing, if a
-    /// later evaluation's tracking replaced that one's (Observation cannot cancel a tracking).
-    func observedPropertyWillChange(trackedSince since: UInt64) {
-        guard core.lock.withLock({ state.observedChangeAnnounced(trackedSince: since) }) else {
-            return
+    /// An `@Observable` property that an evaluation read is about to change (its new value is
+    /// not stored yet): invalidates the property and what depends on it, and settles the change
+    /// on the main queue's next turn. The observed properties that the change reached are told
+    /// then, not now: they would compute from the old value.
+    ///
+    /// (A tracking that an earlier evaluation installed counts too, though the last one may no
+    /// longer read what it tracks: Observation cannot cancel a tracking, and one installed by an
+    /// evaluation that began before the announcement did not see it. The property then computes
+    /// once more, and tells nothing if its value is the same.)
+    func observedPropertyWillChange() {
+        // Announced inside the property's own evaluation on this thread: its function changes
+        // what it read (as a Herald source, that is reported, and a retry would not end).
+        if _slowPath(DependencyTracking.currentFrame?.takeUnretainedValue().dependent === self) {
+            SyntheticCycle.reportWrite(of: "an @Observable property", readBy: self)
         }
-        ObservedChangeSettling.announced()
+        core.lock.withLock { state.observedChangeAnnounced() }
         let work = UncheckedSendable(DependencyTracking.markDependentForLater(self))
         let property = UncheckedSendable(self)
-        let settle: @Sendable () -> Void = { property.value.settle(work.value) }
-        if DispatchQueue.getSpecific(key: ObservedChangeSettling.mainQueueKey) == true {
-            DispatchQueue.main.async(execute: settle)
-        } else {
-            DispatchQueue.global().async(execute: settle)
-        }
+        // On the main queue, for any setting thread: the evaluations that settling runs read the
+        // `@Observable` objects, which an app uses on the main actor.
+        DispatchQueue.main.async { property.value.settle(work.value) }
     }
 
     /// Settles a change that `observedPropertyWillChange()` announced, and propagates `work`, what
     /// its marking queued.
     private func settle(_ work: consuming MarkedWork) {
         // Invalid again before the count drops: an evaluation that began before this and ends
-        // after it is not stored (the epoch moved), one that begins after it may be.
-        markInvalid()
+        // after it is not stored (the epoch moved). Unless a set made the property valid since:
+        // its value is newer than the change; what was dropped for the change is reached all
+        // the same.
+        let (invalidates, dependents) = core.lock.withLock {
+            (state.settlingInvalidates(), state.dependents)
+        }
+        if invalidates {
+            markInvalid()
+        } else {
+            if let dependents {
+                DependencyTracking.mark(
+                    dependents, definitely: false, changing: ObjectIdentifier(self))
+            }
+            trackAgain()
+        }
         core.lock.withLock { state.observedChangeSettled() }
-        let waiting = ObservedChangeSettling.settled()
         DependencyTracking.propagate(work)
-        for work in waiting { DependencyTracking.enqueue(work) }
         DependencyTracking.propagateQueuedWork()
     }
 
-    /// Queues the property for propagation after an evaluation that was dropped because it read
-    /// what was not current: for when the last announced change settles, if one is unsettled.
+    /// Runs the function once more, only to track what it reads of `@Observable` objects now:
+    /// the change that the settling ends used up the last evaluation's tracking, and a value
+    /// set since is valid until the next change — of those objects too. The value computed is
+    /// not used.
+    private func trackAgain() {
+        guard let owner = core.lock.withLock({ self.owner.object }) else { return }
+        DependencyTracking.withoutFrames {
+            _ = computeTrackingObservation(from: Unmanaged.passUnretained(owner))
+        }
+        withExtendedLifetime(owner) {}
+        core.lock.withLock { evaluations += 1 }
+    }
+
+    /// Whether the value, read while not current, is one that a settling replaces (see
+    /// `SyntheticState.awaitsSettling`).
     @usableFromInline
-    func queueForPropagation() {
-        guard !ObservedChangeSettling.waitForSettling(self) else { return }
-        DependencyTracking.enqueue(self)
-    }
-}
-
-/// The changes of `@Observable` properties that were announced and are not settled yet, in the
-/// process, and the work that waits for them to settle.
-///
-/// An evaluation dropped because it read what was not current queues its property again, to be
-/// computed in the same propagation. While a change is unsettled, that value may be one that
-/// waits for the settling (see `SyntheticState.unsettledObservedChanges`): computed again at
-/// once, it would only be dropped again — and where the settling is due on this very thread's
-/// queue, forever. Such work waits for the last unsettled change instead.
-enum ObservedChangeSettling {
-    private struct State {
-        var unsettled = 0
-        var waiting: [any PropagationWork] = []
-    }
-
-    private static let lock = Lock()
-    nonisolated(unsafe) private static var state = State()
-    /// `state.unsettled`, readable without the lock (almost always 0).
-    private static let unsettled = Atomic<Int>(0)
-
-    /// A key set on the main queue only: the queue a set was made on, when it is the main one.
-    static let mainQueueKey: DispatchSpecificKey<Bool> = {
-        let key = DispatchSpecificKey<Bool>()
-        DispatchQueue.main.setSpecific(key: key, value: true)
-        return key
-    }()
-
-    static func announced() {
-        lock.withLock {
-            state.unsettled += 1
-            unsettled.store(state.unsettled, ordering: .relaxed)
-        }
-    }
-
-    /// A change settled: the work that waited, if it was the last unsettled one.
-    static func settled() -> [any PropagationWork] {
-        lock.withLock {
-            state.unsettled -= 1
-            unsettled.store(state.unsettled, ordering: .relaxed)
-            guard state.unsettled == 0 else { return [] }
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-    }
-
-    /// Keeps `work` for when the last unsettled change settles: false if none is unsettled.
-    static func waitForSettling(_ work: any PropagationWork) -> Bool {
-        guard unsettled.load(ordering: .relaxed) > 0 else { return false }
-        return lock.withLock {
-            guard state.unsettled > 0 else { return false }
-            state.waiting.append(work)
-            return true
-        }
+    var awaitsSettling: Bool {
+        core.lock.withLock { state.awaitsSettling || state.unsettledObservedChanges > 0 }
     }
 }

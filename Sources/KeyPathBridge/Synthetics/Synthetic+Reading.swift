@@ -23,7 +23,10 @@ extension Synthetic {
                 unsafeDowncast(property, to: Synthetic.self).refreshedVersion()
             }
             let value = refresh(readThrough: reader, version: &version, isCurrent: &isCurrent)
-            if _slowPath(!isCurrent) { frame.readWhatIsNotCurrent() }
+            if _slowPath(!isCurrent) {
+                frame.readWhatIsNotCurrent()
+                if awaitsSettling { frame.readWhatAMarkingWillReplace() }
+            }
             frame.recordVersion(version)
             return value
         }
@@ -282,9 +285,7 @@ extension Synthetic {
             from = Unmanaged.passUnretained(owner.unsafelyUnwrapped)
         }
         let value = DependencyTracking.withFrame(frame, on: thread) {
-            if _slowPath(tracksObservation) {
-                return computeTrackingObservation(from: from, since: since)
-            }
+            if _slowPath(tracksObservation) { return computeTrackingObservation(from: from) }
             return from._withUnsafeGuaranteedRef(compute)
         }
         withExtendedLifetime(owner) {}
@@ -293,12 +294,11 @@ extension Synthetic {
         // late removal).
         for link in frame.finish() { link.source.removeDependent(ObjectIdentifier(self)) }
         let tainted = frame.readSomethingNotCurrent
+        let awaits = frame.readWhatAwaitsAMarking
         let rule = changeRule
         let (current, requeue, release) = core.lock.withLock {
             () -> (Bool, Bool, SyntheticState.Release) in
             evaluations += 1
-            // Its tracking, installed now, is the one that counts.
-            if _slowPath(tracksObservation) { state.trackingSince = since }
             if _slowPath(binding != nil), state.epoch == since,
                 binding != thread || pathsLeftToObserve > 0
             {
@@ -307,7 +307,8 @@ extension Synthetic {
                 computedDuringBinding = true
             }
             let changed = cached.map { rule.isChange(from: $0, to: value) } ?? true
-            let end = state.finishEvaluation(changed: changed, tainted: tainted, since: since)
+            let end = state.finishEvaluation(
+                changed: changed, tainted: tainted, awaitsSettling: awaits, since: since)
             if end.store { cached = value }
             version = state.version
             return (end.isCurrent, end.requeue, end.release)
@@ -316,6 +317,12 @@ extension Synthetic {
         isCurrent = current
         if _slowPath(requeue) { queueForPropagation() }
         return value
+    }
+
+    /// Queues the property for the end of this thread's outermost propagation.
+    @usableFromInline
+    func queueForPropagation() {
+        DependencyTracking.enqueue(self)
     }
 
     /// The owner is gone: the holder lets go, and the read gets the last value, if there is one.

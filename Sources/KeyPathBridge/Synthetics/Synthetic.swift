@@ -74,9 +74,6 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     SettableProperty
 {
     @usableFromInline let compute: (Owner) -> Value
-    /// Whether each evaluation tracks what the function reads of `@Observable` objects (see
-    /// `init(dependsOn:tracksObservation:_:)`).
-    @usableFromInline let tracksObservation: Bool
     @usableFromInline let changeRule: ChangeRule<Value>
     /// The paths the property is declared to depend on, and their observations (made when the
     /// owner is known).
@@ -102,6 +99,10 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     /// Whether a value was computed while the declared paths were being observed, which a change
     /// along them may have missed (see `bind(to:named:)`).
     @usableFromInline @exclusivity(unchecked) var computedDuringBinding = false
+    /// Whether each evaluation tracks what the function reads of `@Observable` objects (see
+    /// `init(dependsOn:tracksObservation:_:)`). Here, beside the flags above, it takes no
+    /// word of its own.
+    @usableFromInline let tracksObservation: Bool
     /// While binding: how many declared paths are still to be observed after the one being
     /// observed now.
     @usableFromInline @exclusivity(unchecked) var pathsLeftToObserve = 0

@@ -84,10 +84,10 @@ struct SyntheticState {
     /// stored, so an evaluation until the settling may have read the old value: none is stored
     /// or current meanwhile (see `Synthetic.observedPropertyWillChange(trackedSince:)`).
     var unsettledObservedChanges: UInt32 = 0
-    /// The epoch the last evaluation that tracks Observation began at: its tracking of
-    /// `@Observable` properties is the one that counts; an earlier one's is of what that
-    /// evaluation read, which the last may no longer read.
-    @usableFromInline var trackingSince: UInt64 = 0
+    /// Whether its last evaluation was dropped for a value that a settling replaces (its own
+    /// unsettled change, or a source's): that settling's marking reaches it then, though it is
+    /// not valid (see `mark`), instead of a queue at once, where it would only compute the same.
+    var awaitsSettling = false
     /// `SyntheticState.setsOverStale` when the dependents were last told of a change.
     var toldAtSetsOverStale: UInt64 = 0
     /// The marking that last told the dependents (see `mark`).
@@ -168,18 +168,20 @@ struct SyntheticState {
     /// queue a tainted property for propagation, if it is observed: no marking will (the
     /// settling marks the property, so an unsettled one is not queued).
     @usableFromInline
-    mutating func finishEvaluation(changed: Bool, tainted: Bool, since start: UInt64)
-        -> (store: Bool, isCurrent: Bool, requeue: Bool, release: Release)
-    {
+    mutating func finishEvaluation(
+        changed: Bool, tainted: Bool, awaitsSettling awaits: Bool = false, since start: UInt64
+    ) -> (store: Bool, isCurrent: Bool, requeue: Bool, release: Release) {
         let release = letGo()
         guard epoch == start, !tainted, unsettledObservedChanges == 0 else {
             // The sources' versions now are those this dropped evaluation saw: a later check
-            // would find none moved. Compute again instead (unless a set made it valid). An
-            // unsettled change is queued again when it settles.
+            // would find none moved. Compute again instead (unless a set made it valid). One
+            // that waits for a settling is reached by its marking (see `awaitsSettling`).
             if freshness != .valid { freshness = .invalid }
-            let requeue = tainted && unsettledObservedChanges == 0 && enqueueIfObserved()
-            return (false, false, requeue, release)
+            let waits = unsettledObservedChanges > 0 || (tainted && awaits)
+            if waits { awaitsSettling = true }
+            return (false, false, tainted && !waits && enqueueIfObserved(), release)
         }
+        awaitsSettling = false
         freshness = .valid
         isSetOverStale = false
         guard changed || !hasValue else { return (false, true, false, release) }
@@ -233,6 +235,10 @@ struct SyntheticState {
     mutating func mark(definitely: Bool, marking: UInt64, setsOverStale: UInt64) -> MarkAction {
         epoch &+= 1
         let wasValid = freshness == .valid
+        // Waiting for a settling, it tells its dependents as if valid: some were dropped for it
+        // too, and wait for this marking.
+        let awaited = awaitsSettling
+        if unsettledObservedChanges == 0 { awaitsSettling = false }
         if definitely || (wasValid && isSetOverStale) {
             freshness = .invalid
         } else if wasValid {
@@ -246,7 +252,7 @@ struct SyntheticState {
         // dependencies and sets allow) stops here.
         // (Two markings at once would each find the other's in `toldInMarking`: a stale
         // property that tells again asks the marking thread too; see `retells`.)
-        if toldInMarking != marking, wasValid || toldAtSetsOverStale != setsOverStale {
+        if toldInMarking != marking, wasValid || awaited || toldAtSetsOverStale != setsOverStale {
             action.dependents = dependents
             action.retells = !wasValid
             toldInMarking = marking
@@ -280,13 +286,17 @@ struct SyntheticState {
         return (true, MarkAction(dependents: dependents, enqueue: enqueueIfObserved()), overStale)
     }
 
-    /// An `@Observable` property that the evaluation begun at epoch `since` read announced a
-    /// change (see `unsettledObservedChanges`): whether it counts (that evaluation's tracking is
-    /// the last one, or a later evaluation is still running).
-    mutating func observedChangeAnnounced(trackedSince since: UInt64) -> Bool {
-        guard since >= trackingSince else { return false }
+    /// An `@Observable` property that an evaluation read announced a change (see
+    /// `unsettledObservedChanges`).
+    mutating func observedChangeAnnounced() {
         unsettledObservedChanges += 1
-        return true
+        awaitsSettling = true
+    }
+
+    /// Whether the settling of an announced change invalidates the property: not if a set made
+    /// it valid since (the value set is newer than the change).
+    func settlingInvalidates() -> Bool {
+        freshness != .valid
     }
 
     /// The change `observedChangeAnnounced()` counted settled: the value stored by then.

@@ -67,6 +67,11 @@ package final class EvaluationFrame {
     /// in another module would check exclusivity at run time (`swift_beginAccess`, about 40
     /// instructions).
     @usableFromInline package var readSomethingNotCurrent: Bool { isTainted }
+    /// Whether a value it read that is not current is one that a coming marking replaces (see
+    /// ``readWhatAMarkingWillReplace()``).
+    @exclusivity(unchecked) private var awaitsMarking = false
+    /// ``awaitsMarking``, read here (see ``readSomethingNotCurrent``).
+    @usableFromInline package var readWhatAwaitsAMarking: Bool { awaitsMarking }
     /// Whether the evaluation subscribes the property to new sources (not for a computation
     /// aside, whose value is never current: see the property's state).
     @exclusivity(unchecked) package var subscribes = true
@@ -101,6 +106,14 @@ package final class EvaluationFrame {
         isTainted = true
     }
 
+    /// The value not current that the evaluation read (see ``readWhatIsNotCurrent()``) is one
+    /// that a marking already due will replace: the property's computation need not be queued
+    /// again for it (computed again now, it would only read the same), that marking reaches it.
+    @usableFromInline
+    package func readWhatAMarkingWillReplace() {
+        awaitsMarking = true
+    }
+
     /// Whether the running evaluation recorded a read of the source whose identity is `source`.
     func hasRecorded(_ source: ObjectIdentifier) -> Bool {
         if same { return links[..<cursor].contains { $0.identity == source } }
@@ -126,6 +139,7 @@ package final class EvaluationFrame {
         lastRecorded = -1
         lastIdentity = nil
         isTainted = false
+        awaitsMarking = false
     }
 
     /// Ends the evaluation: `links` become what it read. Returns what the previous evaluation

@@ -30,8 +30,13 @@ package struct ObservationReport: ~Copyable, Sendable {
         slot.load(ordering: .acquiring)?.takeUnretainedValue()
     }
 
-    /// Reports a `tracked` read to Observation (making the handle the first time).
+    /// Reports a `tracked` read to Observation (making the handle the first time), unless a
+    /// synthetic property's function makes it: inside an evaluation the read is a dependency of
+    /// that property, which reports its own changes (a tracking around the evaluation would
+    /// otherwise also track what the function read, and a property that tracks Observation
+    /// would take each change of the source twice).
     @inlinable package func reportRead() {
+        guard DependencyTracking.currentFrame == nil else { return }
         (made ?? make()).reportRead()
     }
 
