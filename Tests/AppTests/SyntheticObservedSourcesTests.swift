@@ -326,8 +326,7 @@ struct SyntheticObservedSourcesTests {
         await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let ticker = Ticker()
             _ = ticker.next  // the tracking is installed after the function returned
-            ticker.counter.count = 5
-            _ = ticker.next  // not kept (unsettled): the next read computes again
+            ticker.$next.invalidate()  // a Herald invalidation: the tracking stays installed
             _ = ticker.next  // changes what the last evaluation read and is tracked for
         }.map { result in
             let text = String(decoding: result.standardErrorContent, as: UTF8.self)

@@ -14,16 +14,17 @@ final class InboxModel {
     var unit = "°C"
 }
 
-/// A Herald view model whose synthetic property reads an `@Observable` object too.
+/// A Herald view model that derives from an `@Observable` object too: `unit` reads it (and
+/// tracks Observation), `display` reads `unit` — so the frequent changes of `celsius` leave no
+/// tracking behind in the settings object.
 final class ThermostatModel {
     let settings = DisplaySettings()
     @ObservableVar var celsius = 21
-    @Synthetic(
-        tracksObservation: true,
-        { (model: ThermostatModel) in
-            let celsius = model.celsius
-            return model.settings.unit == "°F" ? "\(celsius * 9 / 5 + 32)°F" : "\(celsius)°C"
-        })
+    @Synthetic(tracksObservation: true, { (model: ThermostatModel) in model.settings.unit })
+    var unit: String
+    @Synthetic({ (model: ThermostatModel) in
+        model.unit == "°F" ? "\(model.celsius * 9 / 5 + 32)°F" : "\(model.celsius)°C"
+    })
     var display: String
 }
 

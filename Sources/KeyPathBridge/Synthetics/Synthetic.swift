@@ -143,8 +143,8 @@ public final class Synthetic<Owner: AnyObject, Value>: Messenger<Update<Value>>,
     ///     captured).
     ///
     /// ```swift
-    /// @Synthetic(tracksObservation: true, { (row: Row) in "\(row.celsius)\(row.settings.unit)" })
-    /// var text: String   // `settings` is an @Observable object
+    /// @Synthetic(tracksObservation: true, { (row: Row) in row.settings.unit })
+    /// var unit: String   // `settings` is an @Observable object
     /// ```
     @inlinable
     public convenience init(

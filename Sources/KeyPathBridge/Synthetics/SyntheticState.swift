@@ -79,15 +79,15 @@ struct SyntheticState {
     /// `Synthetic.tellObservers()`). Never cleared: a tracking installs itself after the read,
     /// so clearing it at a change in between would leave that tracking never told.
     @usableFromInline var isTracked = false
-    /// How many changes of `@Observable` properties that its evaluations read were announced
-    /// and are not settled yet. Swift's Observation announces a change before the value is
-    /// stored, so an evaluation until the settling may have read the old value: none is stored
-    /// or current meanwhile (see `Synthetic.observedPropertyWillChange(trackedSince:)`).
-    var unsettledObservedChanges: UInt32 = 0
     /// Whether its last evaluation was dropped for a value that a settling replaces (its own
     /// unsettled change, or a source's): that settling's marking reaches it then, though it is
     /// not valid (see `mark`), instead of a queue at once, where it would only compute the same.
     var awaitsSettling = false
+    /// How many changes of `@Observable` properties that its evaluations read were announced
+    /// and are not settled yet. Swift's Observation announces a change before the value is
+    /// stored, so an evaluation until the settling may have read the old value: none is stored
+    /// or current meanwhile (see `Synthetic.observedPropertyWillChange()`).
+    var unsettledObservedChanges: UInt32 = 0
     /// `SyntheticState.setsOverStale` when the dependents were last told of a change.
     var toldAtSetsOverStale: UInt64 = 0
     /// The marking that last told the dependents (see `mark`).
@@ -238,7 +238,7 @@ struct SyntheticState {
         // Waiting for a settling, it tells its dependents as if valid: some were dropped for it
         // too, and wait for this marking.
         let awaited = awaitsSettling
-        if unsettledObservedChanges == 0 { awaitsSettling = false }
+        if _slowPath(awaited), unsettledObservedChanges == 0 { awaitsSettling = false }
         if definitely || (wasValid && isSetOverStale) {
             freshness = .invalid
         } else if wasValid {
