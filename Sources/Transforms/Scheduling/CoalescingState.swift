@@ -142,16 +142,20 @@ package struct CoalescingState {
     /// Appends `scheduled` to the queue of frame `index` of `thread`, in place.
     private mutating func append(_ scheduled: Scheduled, toFrame index: Int, of thread: Thread) {
         withFrames(of: thread) { frames in
-            let frame = frames[index]
-            frames[index] = .batch(depth: 0, queue: [])  // so that the queue is not copied
-            switch frame {
+            // The frame is moved out, and the binding below takes the queue from it: the queue
+            // has one reference when it grows, so it grows in place. (A copy of the frame kept
+            // while the queue grows would copy the whole queue on every append.)
+            var frame = frames[index]
+            frames[index] = .batch(depth: 0, queue: [])
+            switch consume frame {
             case .batch(let depth, var queue):
                 queue.append(scheduled)
-                frames[index] = .batch(depth: depth, queue: queue)
+                frame = .batch(depth: depth, queue: queue)
             case .flush(var flush):
                 flush.queue.append(scheduled)
-                frames[index] = .flush(flush)
+                frame = .flush(flush)
             }
+            frames[index] = frame
         }
     }
 
