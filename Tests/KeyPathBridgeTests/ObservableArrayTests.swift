@@ -25,6 +25,13 @@ final class ArrayMirror<Element: Equatable>: @unchecked Sendable {
     var received: [ArrayChange<Element>] { lock.withLock { changes } }
 }
 
+/// A class whose instances are `==` when their values are: an array compares them by identity.
+private final class EqualByValue: Equatable, Sendable {
+    let value: Int
+    init(_ value: Int) { self.value = value }
+    static func == (lhs: EqualByValue, rhs: EqualByValue) -> Bool { lhs.value == rhs.value }
+}
+
 @Suite("Observable arrays")
 struct ObservableArrayTests {
     @Test func eachMutationSendsOneChangeWhoseEditsTransformTheOldContents() {
@@ -103,6 +110,46 @@ struct ObservableArrayTests {
         let mirror = ArrayMirror(array)
         array.mutate { $0[0] = 1 }
         #expect(mirror.received.isEmpty)
+    }
+
+    @Test func aBatchWhoseEditsCancelOutSendsNothing() {
+        let array: ObservableArray = [3, 1, 2]
+        let mirror = ArrayMirror(array)
+        array.mutate {
+            $0.append(9)
+            $0.removeLast()
+        }
+        array.mutate {
+            $0.sort()
+            $0.replaceSubrange(0..<3, with: [3, 1, 2])
+        }
+        array.mutate {
+            $0.insert(7, at: 1)
+            $0.swapAt(0, 2)
+            $0.swapAt(0, 2)
+            $0.remove(at: 1)
+        }
+        #expect(mirror.received.isEmpty)
+        #expect(array.elements == [3, 1, 2])
+        // An edit that does not cancel out still sends its change.
+        array.mutate {
+            $0.append(9)
+            $0.removeFirst()
+        }
+        #expect(mirror.received.count == 1)
+        #expect(mirror.contents == [1, 2, 9])
+    }
+
+    @Test func aBatchThatPutsBackAnotherEqualObjectSendsItsChange() {
+        let (first, equalToFirst) = (EqualByValue(1), EqualByValue(1))
+        let array = ObservableArray([first])
+        let mirror = ArrayMirror(array)
+        array.mutate {
+            $0.append(equalToFirst)
+            $0.removeFirst()
+        }
+        #expect(mirror.received.count == 1)
+        #expect(array.elements[0] === equalToFirst)
     }
 
     /// Another thread mutates the array while a batch's body runs: the batch is not applied

@@ -151,6 +151,14 @@ extension ObservableArray {
             elements.reserveCapacity(capacity)
         }
 
+        /// Whether the batch has edits that cancel out: the contents are the same as `start`,
+        /// element by element (`==`, or `===` for objects), so that the batch changes nothing.
+        /// O(n), and only for a batch with edits.
+        func endsAsItBegan(from start: [Element]) -> Bool {
+            guard !edits.isEmpty, elements.count == start.count else { return false }
+            return zip(start, elements).allSatisfy(isSame)
+        }
+
         /// Records an edit, merged with the last one where they are one contiguous insertion or
         /// removal.
         private mutating func record(_ edit: ArrayEdit<Element>) {
@@ -180,8 +188,8 @@ extension ObservableArray {
     /// `body` runs without any lock held, on a copy of the contents (copied once per batch). If
     /// another mutation of the array happens meanwhile (on another thread), the batch is not
     /// applied and `body` runs again on the new contents, so keep it free of other side
-    /// effects, and edit the array only through its argument. A batch with no edit sends
-    /// nothing.
+    /// effects, and edit the array only through its argument. A batch with no edit, or whose
+    /// edits cancel out (the contents end as they began), sends nothing.
     @discardableResult
     public func mutate<Result>(
         as author: AnyAuthor? = nil, _ body: (inout Batch) throws -> Result
@@ -194,7 +202,8 @@ extension ObservableArray {
             let (contents, version) = versionedContents
             var batch = Batch(contents, isSame: isSame)
             let result = try CollectionBatching.running(self) { try body(&batch) }
-            if commit(batch.elements, edits: batch.edits, ifAt: version, as: author ?? self) {
+            let edits = batch.endsAsItBegan(from: contents) ? [] : batch.edits
+            if commit(batch.elements, edits: edits, ifAt: version, as: author ?? self) {
                 return result
             }
         }
