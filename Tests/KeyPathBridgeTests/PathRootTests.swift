@@ -44,6 +44,29 @@ struct PathRootTests {
         #expect(!ann.$address.isObserved && !ann.$name.isObserved && !cache.$currentUser.isObserved)
     }
 
+    /// "A path holds its root weakly", also where the end value is the root itself: a `*`
+    /// path's end value is the object it observes until one of its properties changes.
+    @Test(arguments: [false, true])
+    func aStarPathHoldsItsRootWeaklyAndEndsWithIt(afterAChange: Bool) throws {
+        var ann: User? = User(name: "Ann")
+        let freed = WeakBox(ann!)
+        let observer = TestObserver()
+        let received = Recording<Bool>()
+        weak let path = try observer.observeUpdates(ann!, path: "*", options: .initial) { update in
+            received.append(update.new == nil)
+        }
+        let observed = try ObservedPath(ann!, path: "*")
+        #expect(observed.value as AnyObject? === ann)
+        if afterAChange { ann?.name = "Annie" }
+
+        ann = nil
+
+        #expect(freed.isFreed)
+        #expect(observed.value == nil)
+        #expect(path == nil)  // the observation ended with its root, and freed its path
+        #expect(received.elements.first == false)
+    }
+
     @Test func anObservableRootsMessagesAndPathsStopTogether() {
         let ann = User(name: "Ann")
         let store = Store(owner: ann)

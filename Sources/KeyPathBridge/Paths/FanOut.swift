@@ -306,7 +306,7 @@ final class BranchEnd: PathEnd, @unchecked Sendable {
     /// The branch's end value when it was first wired (nil: unreachable).
     var startValue: Any? { lock.withLock { first } }
 
-    func start(with value: Any?) {
+    func start(with value: Any?, from endLink: PathLink?) {
         lock.withLock {
             last = value
             first = value

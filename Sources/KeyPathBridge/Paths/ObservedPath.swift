@@ -193,6 +193,11 @@ final class PathTracker<Value>: PathEnd, @unchecked Sendable {
     /// Guarded by the output core's lock, so that a new end value and its update are accepted
     /// in one step.
     @usableFromInline @exclusivity(unchecked) var end: Value?
+    /// The end value when it is the object a trailing `*` observes (before any of its
+    /// properties changed), held weakly: a path holds its root, and every object it goes
+    /// through, weakly. `end` is nil meanwhile. Guarded as `end` is.
+    @exclusivity(unchecked) private weak var endObject: AnyObject?
+    @exclusivity(unchecked) private var endIsObject = false
 
     init(
         root: AnyObject, components: [PathComponent], site: DeclarationSite,
@@ -204,10 +209,31 @@ final class PathTracker<Value>: PathEnd, @unchecked Sendable {
     }
 
     /// The current end value (nil: unreachable).
-    var current: Value? { output.lock.withLock { end } }
+    var current: Value? { output.lock.withLock { stored } }
 
     /// The current end value, read while the output core's lock is held.
-    var currentWhileLocked: Value? { end }
+    var currentWhileLocked: Value? { stored }
+
+    /// The end value as stored, under the output's lock. (Only a string path's `*` stores an
+    /// object weakly, and its end is never published directly.)
+    private var stored: Value? {
+        guard endIsObject else { return end }
+        return endObject.map { $0 as! Value }
+    }
+
+    /// Stores a new end value under the output's lock: weakly where it is the object that
+    /// `endLink` observes.
+    private func store(_ value: Value?, from endLink: PathLink?) {
+        if let endLink, let object = endLink.observedObject(in: value) {
+            endObject = object
+            endIsObject = true
+            end = nil
+        } else {
+            endObject = nil
+            endIsObject = false
+            end = value
+        }
+    }
 
     var isActive: Bool { wiring.isActive }
 
@@ -218,9 +244,9 @@ final class PathTracker<Value>: PathEnd, @unchecked Sendable {
         wiring.write(value, as: author)
     }
 
-    func start(with value: Any?) {
+    func start(with value: Any?, from endLink: PathLink?) {
         let value = value.map { $0 as! Value }
-        output.lock.withLock { end = value }
+        output.lock.withLock { store(value, from: endLink) }
     }
 
     /// Sends an update if the end value changed (or if `forced`): reachability first, then the
@@ -228,9 +254,9 @@ final class PathTracker<Value>: PathEnd, @unchecked Sendable {
     func publish(_ value: Any?, from author: AnyAuthor, forced: Bool, rule: PathLink?) {
         let newEnd = value.map { $0 as! Value }
         output.send(from: author) { () -> Update<Value?>? in
-            let old = end
+            let old = stored
             guard forced || isChange(from: old, to: newEnd, rule: rule) else { return nil }
-            end = newEnd
+            store(newEnd, from: rule)
             return Update(old, newEnd)
         }
     }
@@ -274,7 +300,7 @@ final class PathTracker<Value>: PathEnd, @unchecked Sendable {
         let newEnd = value.map { $0 as! Value }
         let oldEnd = old.map { $0 as! Value }
         output.send(from: author) { () -> Update<Value?>? in
-            end = newEnd
+            store(newEnd, from: nil)
             return Update(oldEnd, newEnd)
         }
     }

@@ -50,6 +50,11 @@ class PathLink {
     /// has none).
     var observesNothing: Bool { false }
 
+    /// The object `value` is, where this link's value is the object it observes (a trailing
+    /// `*`'s, before any property changed): the path's end then holds it weakly. Nil for every
+    /// other link and value.
+    func observedObject(in value: Any?) -> AnyObject? { nil }
+
     /// Whether the property has a change rule of its own that decides at the end of a path.
     var hasOwnRule: Bool { false }
 
@@ -154,6 +159,13 @@ final class EveryPropertyLink: PathLink {
     override func read() -> Any? { object }
     override var isObserving: Bool { connections.allSatisfy(\.isActive) }
     override var isAlive: Bool { object != nil }
+
+    /// The object this link observes, if `value` is it (rather than a change of one of its
+    /// properties): a path's end keeps it weakly, as a path holds every object it goes through.
+    override func observedObject(in value: Any?) -> AnyObject? {
+        guard let object, let held = PathLink.object(in: value), held === object else { return nil }
+        return object
+    }
 }
 
 /// How to find the object in a property's value, decided once per component from the value's

@@ -256,7 +256,8 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
                 for link in attached { link.end() }
                 return
             }
-            end.start(with: endValue)
+            let endLink = attached.count == components.count ? attached.last : nil
+            end.start(with: endValue, from: endLink)
             endIfRootIsUnobservable(end)
         case .observationEnded:
             guard let end = runningEnd else { return }
@@ -432,8 +433,9 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
 
 /// The typed end of a path, which a ``PathWiring`` feeds with end values (nil: unreachable).
 protocol PathEnd: AnyObject {
-    /// The end value when the path was wired: no update.
-    func start(with value: Any?)
+    /// The end value when the path was wired, read from `endLink` (nil if the path does not
+    /// reach its end): no update.
+    func start(with value: Any?, from endLink: PathLink?)
     /// A new end value: an update if it changed (or if `forced`), by the rule of `rule`, the
     /// link to the end property, if it has one of its own.
     func publish(_ value: Any?, from author: AnyAuthor, forced: Bool, rule: PathLink?)
