@@ -292,6 +292,31 @@ struct ArrayPathTests {
         #expect(titles.elements == ["a2"])  // once [nil] (left, ended for good)
     }
 
+    /// "An object-following element follows its place": an element held twice is at two
+    /// places; the path follows the one it reached, through moves, and ends when that place
+    /// is removed, though the element is still held at the other.
+    @Test func anObjectFollowingElementFollowsThePlaceItReachedNotItsOtherPlaces() throws {
+        let list = TodoList()
+        let (a, b, c) = (Todo("a"), Todo("b"), Todo("c"))
+        list.items.append(contentsOf: [a, b, c])
+        let titles = Recording<String?>()
+        let observer = TestObserver()
+        let path = try observer.observe(list, path: "items.1.title") {
+            titles.append($0 as? String)
+        }
+        list.items.append(b)  // b at 1 and 3: the path follows the place at 1
+        list.items.remove(at: 0)  // that place moves to 0
+        b.title = "b2"
+        #expect(titles.elements == ["b2"])
+
+        list.items.remove(at: 0)  // [c, b]: the followed place left; b is still held at 1
+
+        #expect(titles.elements == ["b2", nil])
+        #expect(path.value == nil)
+        b.title = "b3"  // unreachable for good: the place is gone
+        #expect(titles.elements == ["b2", nil])
+    }
+
     // RemoveAll(where:) of an element *before* the followed one: the stdlib's default goes
     //    through swapAt, so the followed element "leaves".
     @Test func anObjectFollowingElementSurvivesARemovalBeforeIt() throws {
