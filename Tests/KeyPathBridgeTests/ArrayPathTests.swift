@@ -379,6 +379,38 @@ struct ArrayPathTests {
         withExtendedLifetime(observed) {}
     }
 
+    /// An object-following element of the root itself that left ends its observation in every
+    /// form, the coalesced ones too: it can never fire again, so it no longer counts as an
+    /// observation of the array and is freed.
+    @Test(arguments: ["observe", "ObservedPath", "coalesced", "coalesced string"])
+    func aDeadObjectFollowingElementOfTheRootEndsItsObservation(form: String) throws {
+        let items: ObservableArray<Todo> = [Todo("bread"), Todo("milk")]
+        let milk = items[1]
+        let observer = TestObserver()
+        let coalescer = Coalescer(scheduler: TestMessageScheduler())
+        let path = try PropertyPath<ObservableArray<Todo>, Any>("1")
+        var kept: ObservedPath<ObservableArray<Todo>, Any>?
+        var coalesced: CoalescedObservation?
+        switch form {
+        case "observe": observer.observe(items, path) { _ in }
+        case "ObservedPath":
+            kept = ObservedPath(items, path)
+            observer.observe(kept!) { _ in }
+        case "coalesced":
+            coalesced = observer.observeCoalesced(items, path, in: coalescer) { _, _ in }
+        default:
+            coalesced = try observer.observeCoalesced(items, paths: "1", in: coalescer) { _, _ in }
+        }
+        #expect(items.observationCount == 1)
+
+        items.removeAll { $0 === milk }
+
+        #expect(items.observationCount == 0)
+        #expect(!observer.isObserving(items))
+        #expect(kept?.isActive != true)
+        #expect(coalesced?.isActive != true)
+    }
+
     /// When the array stops being observed, an object-following element's position is lost
     /// (only its observation followed it): the part is unreachable for good, as when the
     /// element leaves. (Observed again at its starting index, it would be another element.)

@@ -133,6 +133,33 @@ struct StringPathTests {
                 == [.notACollection("#1", type: "Address", path: "currentUser.address.#1")])
     }
 
+    /// Every form that takes a path as text checks it with the same resolver: the same bad
+    /// string throws the same error from each, and observes nothing.
+    @Test(arguments: ["currentUser.nmae", "currentUser.address.#0", "currentUser..name"])
+    func aBadStringPathThrowsTheSameErrorFromEveryForm(text: String) throws {
+        let cache = UserCache()
+        cache.currentUser = User(name: "Ann", address: Address(zipCode: "1"))
+        let observer = TestObserver()
+        let coalescer = Coalescer(scheduler: TestMessageScheduler())
+        var errors: [PathError] = []
+        func record(_ form: () throws(PathError) -> Void) {
+            do throws(PathError) { try form() } catch { errors.append(error) }
+        }
+
+        record { () throws(PathError) in _ = try ObservedPath(cache, path: text) }
+        record { () throws(PathError) in try observer.observe(cache, path: text) { _ in } }
+        record { () throws(PathError) in try observer.observeUpdates(cache, path: text) { _ in } }
+        record { () throws(PathError) in
+            try observer.observeCoalesced(cache, paths: "currentUser", text, in: coalescer) {
+                _, _ in
+            }
+        }
+
+        #expect(errors.count == 4)
+        #expect(errors.allSatisfy { $0 == errors[0] })
+        #expect(!observer.isObserving(cache))
+    }
+
     /// A typo in a string path handed to an entry point that does not throw (`observe(root,
     /// path)`, `ObservedPath(root, path)`, `observeCoalesced`, `bind`) is reported.
     @Test func anUnknownNameInAStringBuiltPropertyPathIsReported() throws {

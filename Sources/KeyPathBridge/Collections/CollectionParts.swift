@@ -198,6 +198,8 @@ final class CollectionPartLink: PathLink {
     override func read() -> Any? { current().value }
     override func next() -> AnyObject? { current().next }
     override var isObserving: Bool { lock.withLock { isFinished } || connection.isActive }
+    /// A part gone for good (an object-following element that left) can never change again.
+    override var observesNothing: Bool { lock.withLock { isFinished } }
     /// The collection: a path that observes the same part of it again ends at the same
     /// property (it tells no binding). Not for a part that only its observation could follow
     /// (an object-following element): attached again, it is another one.

@@ -93,8 +93,10 @@ extension ObservableArray: CountedCollection {
                 guard let element = start, follow.follow(change, element, rule: rule) else {
                     return
                 }
-                changed(nil, nil, author)  // it left the array
+                // It left the array: the link is over (so a path at the root ends) before the
+                // path hears of it.
                 link?.finish()
+                changed(nil, nil, author)
             })
         guard let element = start else {
             connection.end()

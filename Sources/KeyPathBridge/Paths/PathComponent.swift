@@ -52,13 +52,13 @@ struct PathComponent: @unchecked Sendable {
     /// property of `object` for `receiver`, filed under `group`, calling `changed` at each
     /// change, without reading the values or holding the property (a property held weakly has
     /// a side table, which slows every retain of it). For a path of one property that never
-    /// re-wires (coalesced observation). Nil: use `attach`.
+    /// re-wires (coalesced observation); returns the observation. Nil: use `attach`.
     private(set) var observeChanges:
         (
             (
                 _ object: AnyObject, _ receiver: Receiver, _ group: ObjectIdentifier?,
                 _ site: DeclarationSite, _ changed: @escaping () -> Void
-            ) -> Void
+            ) -> ConnectionBase
         )? = nil
 
     /// A component for the observable property that `keyPath` leads to. With `handlers` (built
@@ -115,7 +115,7 @@ struct PathComponent: @unchecked Sendable {
             let property = unsafeDowncast(object, to: Object.self)[keyPath: keyPath]
             name.learn(from: object, property: property)
             // The handler ignores the update: it needs no metadata of its type.
-            _ = property.startObservation(
+            return property.startObservation(
                 receiver: receiver, site: site, groupedUnder: group, initial: { _ in }
             ) { _, _ in changed() }
         }

@@ -47,7 +47,7 @@ class PathLink {
     var wiringProblem: PathError? { nil }
 
     /// Whether the link observes nothing at all (a fan-out whose branches all ended, or that
-    /// has none).
+    /// has none; a collection's part gone for good).
     var observesNothing: Bool { false }
 
     /// The object `value` is, where this link's value is the object it observes (a trailing

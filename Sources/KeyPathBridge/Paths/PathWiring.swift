@@ -243,6 +243,9 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
                 // An object along the path changed: re-wire everything after it.
                 rewire(after: level, object: next, to: end, from: author, forced: forced)
             }
+            // The root's own part became unreachable: if for good (an object-following element
+            // of a root collection that left), the path can never change again, and ends.
+            if level == 0, value == nil { endIfRootIsUnobservable(end) }
         case .wire:
             isWiringInitially = true
             let (attached, endValue) = attach(from: 0, object: root)
