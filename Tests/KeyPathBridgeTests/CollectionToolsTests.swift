@@ -95,6 +95,45 @@ struct CollectionToolsTests {
         #expect(throws: PathError.self) { try inspector.observationCount(of: "lids") }
     }
 
+    /// Every name the Inspector reports takes its observation-state hook: a stored collection's
+    /// is the collection's, counting its parts' observations.
+    @Test(arguments: ["jars", "labels", "tags"])
+    func aCollectionHasAnObservationStateHookByName(name: String) throws {
+        let pantry = Pantry()
+        let states = Recording<Bool>()
+        try Inspector(pantry).whenObservationStateChanges(of: name) { states.append($0) }
+        let observer = TestObserver()
+
+        let path = try observer.observe(pantry, path: "\(name).count") { _ in }  // 0 → 1
+        try observer.observe(pantry, path: "\(name).count") { _ in }  // 1 → 2: no call
+        path.stop()
+        observer.stopObserving()  // → 0
+
+        #expect(states.elements == [true, false])
+    }
+
+    /// A collection has no value to send as if it changed: triggering it says so, and an
+    /// unknown name's error lists the collections among the names a path can use.
+    @Test func triggeringACollectionIsAnErrorThatSaysWhy() {
+        let pantry = Pantry()
+        #expect(throws: PathError.notTriggerable("jars", type: "Pantry")) {
+            try Inspector(pantry).trigger("jars")
+        }
+        #expect(
+            throws: PathError.unknownProperty(
+                "jar", type: "Pantry", path: "jar", known: ["jars", "labels", "tags", "shelf"])
+        ) {
+            try Inspector(pantry).trigger("jar")
+        }
+        #expect(
+            throws: PathError.unknownProperty(
+                "jar", type: "Pantry", path: "jar.count",
+                known: ["jars", "labels", "tags", "shelf"])
+        ) {
+            try ObservedPath(pantry, path: "jar.count")
+        }
+    }
+
     @Test func breakOnChangeFollowsACollectionPart() throws {
         let pantry = Pantry()
         let lines = Recording<String>()

@@ -71,11 +71,8 @@ public struct Inspector<Object: AnyObject> {
     /// - Throws: ``PathError/unknownProperty(_:type:path:known:)`` if the object has no
     ///   observable property or collection of that name.
     public func observationCount(of name: String) throws(PathError) -> Int {
-        let properties = properties
         guard let property = properties.first(where: { $0.name == name }) else {
-            throw .unknownProperty(
-                name, type: String(describing: type(of: object)), path: name,
-                known: properties.map(\.name))
+            throw ObservableProperties.unknown(name, of: object, in: name)
         }
         return property.observationCount
     }
@@ -92,22 +89,29 @@ public struct Inspector<Object: AnyObject> {
     ///
     /// It is the property's own hook (``ObservableObject/whenObservationStateChanges(_:)``, as
     /// `user.$avatar.whenObservationStateChanges { }` sets it), found by name; the same rules
-    /// apply.
+    /// apply. For a stored observable collection (`let items: ObservableArray<Todo>`) it is the
+    /// collection's hook, whose observations include those of its parts (`items.count`, an
+    /// element, a key).
     ///
     /// - Throws: ``PathError/unknownProperty(_:type:path:known:)`` for an unknown name.
     public func whenObservationStateChanges(
         of name: String, _ handler: @escaping (_ isObserved: Bool) -> Void
     ) throws(PathError) {
-        try variable(name).whenObservationStateChanges(handler)
+        try observable(name).whenObservationStateChanges(handler)
     }
 
     /// Sends the current value of the observable property `name` to its observers, as if it had
     /// changed (old and new are the current value). Paths through the property deliver their
     /// end value too, even though it did not change. The author is ``triggerAuthor``.
     ///
-    /// - Throws: ``PathError/unknownProperty(_:type:path:known:)`` for an unknown name.
+    /// - Throws: ``PathError/unknownProperty(_:type:path:known:)`` for an unknown name;
+    ///   ``PathError/notTriggerable(_:type:)`` for a stored observable collection, which has no
+    ///   value to send (its observers get its edits).
     public func trigger(_ name: String) throws(PathError) {
-        try variable(name).sendCurrentValue(from: ManualTrigger.author)
+        guard case .property(let property) = try observable(name) else {
+            throw .notTriggerable(name, type: String(describing: type(of: object)))
+        }
+        property.sendCurrentValue(from: ManualTrigger.author)
     }
 
     /// Sends the current value of `property` to its observers, as if it had changed; see
@@ -123,8 +127,30 @@ public struct Inspector<Object: AnyObject> {
     /// The author of the updates that ``trigger(_:)-(String)`` sends.
     public static var triggerAuthor: AnyAuthor { ManualTrigger.author }
 
-    private func variable(_ name: String) throws(PathError) -> any ObservableProperty {
-        try ObservableProperties.named(name, of: object, in: name)
+    /// What `name` is on the object: an observable property, or a stored observable collection
+    /// (whose observations include its parts').
+    private func observable(_ name: String) throws(PathError) -> Observable {
+        do {
+            return .property(try ObservableProperties.named(name, of: object, in: name))
+        } catch {
+            guard let collection = ObservableProperties.collection(named: name, of: object),
+                let observable = collection as? any ObservableObject
+            else { throw error }
+            return .collection(observable)
+        }
+    }
+
+    /// An observable property or a stored observable collection, by name.
+    private enum Observable {
+        case property(any ObservableProperty)
+        case collection(any ObservableObject)
+
+        func whenObservationStateChanges(_ handler: @escaping (_ isObserved: Bool) -> Void) {
+            switch self {
+            case .property(let property): property.whenObservationStateChanges(handler)
+            case .collection(let collection): collection.whenObservationStateChanges(handler)
+            }
+        }
     }
 }
 

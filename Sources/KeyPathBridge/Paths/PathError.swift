@@ -16,6 +16,9 @@ public enum PathError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A component's property holds a value of `type`, not an object, so the path cannot go on
     /// from it.
     case notAnObject(String, type: String, path: String)
+    /// ``Inspector/trigger(_:)-(String)`` named a stored observable collection of `type`: a
+    /// collection has no value to send as if it changed (its observers get its edits).
+    case notTriggerable(String, type: String)
 
     /// A readable explanation that names the property and the type.
     public var description: String {
@@ -44,6 +47,11 @@ public enum PathError: Error, Equatable, CustomStringConvertible, Sendable {
             return
                 "Herald: \"\(component)\" (in the path \"\(path)\") holds a \(type), not an "
                 + "object, so the path cannot go on from it."
+        case .notTriggerable(let name, let type):
+            return
+                "Herald: \"\(name)\" of \(type) is an observable collection, which cannot be "
+                + "triggered: it has no value to send as if it changed (its observers get its "
+                + "edits). Trigger a property of its elements, or change the collection."
         }
     }
 }

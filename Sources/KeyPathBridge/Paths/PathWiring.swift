@@ -403,7 +403,7 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
         guard level == quietThrough else { return true }
         switch error {
         case .unknownProperty, .notACollection: return true
-        case .malformed, .indexOutOfRange, .notAnObject: return false
+        case .malformed, .indexOutOfRange, .notAnObject, .notTriggerable: return false
         }
     }
 

@@ -137,12 +137,17 @@ enum ObservableProperties {
     static func named(_ name: String, of object: AnyObject, in path: String) throws(PathError)
         -> any ObservableProperty
     {
-        let properties = all(of: object)
-        guard let property = properties.first(where: { $0.name == name }) else {
-            throw PathError.unknownProperty(
-                name, type: String(describing: type(of: object)), path: path,
-                known: properties.map(\.name))
+        guard let property = all(of: object).first(where: { $0.name == name }) else {
+            throw unknown(name, of: object, in: path)
         }
         return property.property
+    }
+
+    /// The error for a name `object` has no observable property or stored observable
+    /// collection of: it lists every name a string path can use there.
+    static func unknown(_ name: String, of object: AnyObject, in path: String) -> PathError {
+        .unknownProperty(
+            name, type: String(describing: type(of: object)), path: path,
+            known: observationSites(of: object).map(\.name))
     }
 }
