@@ -22,6 +22,8 @@ enum Workloads {
             w9NestedPath(),
             w9PathEnd(),
             w10Coalescing(),
+            w10Batch(blocksPerBatch: 16_000),
+            w10Batch(blocksPerBatch: 1_000),
             w11Collections(),
             w11Append(),
             w11Dictionary(),

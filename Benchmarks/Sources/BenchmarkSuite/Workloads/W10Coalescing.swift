@@ -118,8 +118,8 @@ private final class BlockRuns {
 
 // MARK: Herald
 
-/// One observed property.
-private final class HeraldCell {
+/// One observed property (W10, W10-batch).
+final class HeraldCell {
     @ObservableVar var value = 0
 }
 
@@ -173,8 +173,9 @@ private final class ObservationFlusher: @unchecked Sendable {
 
 // MARK: RAW
 
-/// RAW's flush: the dirty cells in the order they became dirty, and one block per cell.
-private final class RawFlusher {
+/// RAW's flush: the dirty cells in the order they became dirty, and one block per cell (W10,
+/// W10-batch).
+final class RawFlusher {
     var dirty: [RawCell] = []
     var blocks: [(RawCell) -> Void] = []
 
@@ -189,7 +190,7 @@ private final class RawFlusher {
 }
 
 /// RAW observed property: a change marks the cell dirty once until the next flush.
-private final class RawCell {
+final class RawCell {
     let index: Int
     unowned let flusher: RawFlusher
     var isDirty = false
