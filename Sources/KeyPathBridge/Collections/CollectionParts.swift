@@ -235,34 +235,7 @@ final class CollectionPartLink: PathLink {
     }
 }
 
-/// The link of a component whose value never changes: a `let` property holding an observable
-/// collection. It observes nothing (the collection's own parts are observed by the links after
-/// it).
-final class ConstantLink: PathLink {
-    private weak var object: AnyObject?
-
-    init(_ object: AnyObject) {
-        self.object = object
-    }
-
-    override func read() -> Any? { object }
-    override func next() -> AnyObject? { object }
-    override var isAlive: Bool { object != nil }
-}
-
 extension PathComponent {
-    /// The component of a `let` property holding an observable collection (its key path leads
-    /// to the collection itself).
-    init<Object: AnyObject, Collection: PathCollection>(
-        constant keyPath: KeyPath<Object, Collection>
-    ) {
-        nameBox = ComponentName.shared(keyPath)
-        isOwnedByReceiver = true
-        attach = { object, _, _, _, _, _ in
-            ConstantLink(unsafeDowncast(object, to: Object.self)[keyPath: keyPath])
-        }
-    }
-
     /// A component that observes one part of the collection it is attached to.
     @usableFromInline
     init(part: CollectionPart, named name: String) {

@@ -243,8 +243,8 @@ extension PathComponent {
                     leadsOn: leadsOn, changed: changed, path: path)
             }
             switch try ObservableProperties.resolve(token, on: object, in: path) {
-            case .constant(let collection):
-                return ConstantLink(collection)
+            case .constant(let held):
+                return ConstantLink(held)
             case .everyProperty(let properties):  // always the last component
                 var connections: [ConnectionBase] = []
                 for (name, property) in properties {

@@ -90,8 +90,8 @@ enum ObservableProperties {
         case property(any ObservableProperty)
         /// Every observable property (`*`), by name.
         case everyProperty([(name: String, property: any ObservableProperty)])
-        /// A stored property holding an observable collection (`let items = ObservableArray…`),
-        /// whose value never changes.
+        /// A stored property holding an object that is not an observable property (`let items
+        /// = ObservableArray…`, `let settings = Settings()`), whose value never changes.
         case constant(AnyObject)
     }
 
@@ -111,8 +111,8 @@ enum ObservableProperties {
             do {
                 return .property(try named(name, of: object, in: path))
             } catch {
-                guard let collection = collection(named: name, of: object) else { throw error }
-                return .constant(collection)
+                guard let constant = storedObject(named: name, of: object) else { throw error }
+                return .constant(constant)
             }
         case .indexFollowing, .objectFollowing:
             throw .notACollection(
@@ -120,17 +120,24 @@ enum ObservableProperties {
         }
     }
 
-    /// The stored property `name` of `object` if it holds an observable collection itself (not
-    /// in a variable).
-    static func collection(named name: String, of object: AnyObject) -> AnyObject? {
+    /// The object that the stored property `name` of `object` holds, if it holds one that is
+    /// not an observable property (an observable collection, or any other object): a string
+    /// path goes through it as a constant link.
+    static func storedObject(named name: String, of object: AnyObject) -> AnyObject? {
         var mirror: Mirror? = Mirror(reflecting: object)
         while let current = mirror {
             for child in current.children where child.label == name {
-                if let collection = child.value as? any PathCollection { return collection }
+                if case .object(let held) = PathLink.content(of: child.value) { return held }
             }
             mirror = current.superclassMirror
         }
         return nil
+    }
+
+    /// The stored property `name` of `object` if it holds an observable collection itself (not
+    /// in a variable).
+    static func collection(named name: String, of object: AnyObject) -> AnyObject? {
+        storedObject(named: name, of: object).flatMap { $0 as? any PathCollection }
     }
 
     /// The observable property `name` of `object`, or an error naming the property and type.

@@ -1,0 +1,94 @@
+import HeraldTestSupport
+import KeyPathBridge
+import Testing
+
+/// A path goes through a plain `let` property holding an object (EBN observes through
+/// read-only properties): the link is followed and never changes; typed and string paths.
+@Suite("Paths through constant links")
+struct ConstantLinkTests {
+    final class Settings {
+        @ObservableVar var volume = 5
+        let audio = Audio()
+    }
+
+    final class Audio {
+        @ObservableVar var muted = false
+    }
+
+    final class Player {
+        let settings = Settings()
+        @ObservableVar var current: Player?
+        let name = "player"  // a constant that is not an object
+    }
+
+    @Test func aTypedPathGoesThroughALetProperty() {
+        let player = Player()
+        let volumes = Recording<Int?>()
+        let observer = TestObserver()
+        let path = observer.observe(
+            player, PropertyPath(constant: \Player.settings).appending(\.$volume)
+        ) { volumes.append($0) }
+
+        player.settings.volume = 7
+        player.settings.volume = 7  // no change
+
+        #expect(volumes.elements == [7])
+        #expect(path.value == 7)
+    }
+
+    @Test func aTypedPathGoesThroughConstantsInTheMiddleAndAfterAnOptional() {
+        let player = Player()
+        let observer = TestObserver()
+        let muted = Recording<Bool?>()
+        let path = PropertyPath(\Player.$current).appending(constant: \.settings)
+            .appending(constant: \.audio).appending(\.$muted)
+        observer.observe(player, path) { muted.append($0) }
+
+        let other = Player()
+        player.current = other  // reachable: false
+        other.settings.audio.muted = true
+        player.current = nil  // unreachable
+
+        #expect(muted.elements == [false, true, nil])
+    }
+
+    @Test func aStringPathGoesThroughLetProperties() throws {
+        let player = Player()
+        let observer = TestObserver()
+        let values = Recording<Bool?>()
+        try observer.observe(player, path: "settings.audio.muted") {
+            values.append($0 as? Bool)
+        }
+
+        player.settings.audio.muted = true
+
+        #expect(values.elements == [true])
+        #expect(try ObservedPath(player, path: "current.settings.volume").value == nil)
+    }
+
+    /// A constant that holds a value, not an object, cannot be gone through: the same error as
+    /// for a variable holding one.
+    @Test func aStringPathThroughAConstantValueThrows() {
+        let player = Player()
+        #expect(throws: PathError.self) {
+            try ObservedPath(player, path: "name.count")
+        }
+    }
+
+    /// The path holds the object behind the constant weakly, as every object along a path; it
+    /// ends with its root.
+    @Test func aPathThroughAConstantEndsWithItsRoot() {
+        var player: Player? = Player()
+        let settings = WeakBox(player!.settings)
+        let observer = TestObserver()
+        let volumes = Recording<Int?>()
+        observer.observe(player!, PropertyPath(constant: \Player.settings).appending(\.$volume)) {
+            volumes.append($0)
+        }
+
+        player = nil
+
+        #expect(settings.isFreed)
+        #expect(volumes.elements == [nil])
+    }
+}
