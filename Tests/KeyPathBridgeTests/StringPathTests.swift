@@ -239,6 +239,47 @@ struct StringPathTests {
         #expect(throws: PathError.self) { try ObservedPath(model, path: "scores.3.count") }
     }
 
+    /// An array element that is not an object cannot be gone through either, by index or by
+    /// object: thrown when the path is made, as for a dictionary's value.
+    @Test(arguments: ["numbers.#1.x", "numbers.1.x"])
+    func aPathThatGoesOnFromAnArrayElementThatIsNoObjectThrows(text: String) {
+        let list = TodoList()
+        list.numbers.append(contentsOf: [1, 2])
+        let component = String(text.split(separator: ".")[1])
+        #expect(throws: PathError.notAnObject(component, type: "Int", path: text)) {
+            try ObservedPath(list, path: text)
+        }
+        #expect(list.numbers.observationCount == 0)
+    }
+
+    /// A value that is no object, met only after the path was made (a nil that becomes a
+    /// number, an index the array reaches later), is reported through `PathDiagnostics` then;
+    /// the rest of the path is unreachable.
+    @Test func aValueThatIsNoObjectMetLaterIsReported() throws {
+        final class Slot {
+            @ObservableVar var maybeNumber: Int?
+            let numbers: ObservableArray<Int> = []
+        }
+        let reports = Recording<PathError>()
+        PathDiagnostics.setHandler { reports.append($0) }
+        defer { PathDiagnostics.setHandler(nil) }
+        let slot = Slot()
+        let optional = try ObservedPath(slot, path: "maybeNumber.x")
+        let element = try ObservedPath(slot, path: "numbers.#1.x")
+        #expect(reports.elements.isEmpty)
+
+        slot.maybeNumber = 5
+        slot.numbers.append(contentsOf: [1, 2])
+
+        #expect(
+            reports.elements == [
+                .notAnObject("maybeNumber", type: "Int", path: "maybeNumber.x"),
+                .notAnObject("#1", type: "Int", path: "numbers.#1.x"),
+            ])
+        #expect(optional.value == nil && element.value == nil)
+        #expect(optional.isActive && element.isActive)
+    }
+
     // A negative object-following index trapped inside the array's lock; it is an error.
     @Test func aNegativeObjectFollowingIndexIsAnErrorNotACrash() {
         let reports = Recording<PathError>()

@@ -20,9 +20,9 @@ extension ObservableArray: CountedCollection {
             try checkGoesOn(leadsOn, from: "count", valueType: "Int", path: path)
             return countLink(receiver: receiver, group: group, site: site, changed: changed)
         case .indexFollowing(let index):
-            return indexLink(
+            return try indexLink(
                 index, receiver: receiver, group: group, site: site, leadsOn: leadsOn,
-                changed: changed)
+                changed: changed, path: path)
         case .objectFollowing(let index):
             return try elementLink(
                 index, receiver: receiver, group: group, site: site, leadsOn: leadsOn,
@@ -41,8 +41,8 @@ extension ObservableArray: CountedCollection {
     /// element (`ArrayChange.followed`).
     private func indexLink(
         _ index: Int, receiver: Receiver?, group: ObjectIdentifier?, site: DeclarationSite,
-        leadsOn: Bool, changed: @escaping PathLink.Changed
-    ) -> PathLink {
+        leadsOn: Bool, changed: @escaping PathLink.Changed, path: String
+    ) throws(PathError) -> PathLink {
         let shape = ObjectShape(Element.self)
         var start: Element?
         let connection = core.connect(
@@ -57,6 +57,15 @@ extension ObservableArray: CountedCollection {
                 changed(new, leadsOn ? PathLink.object(in: new) : nil, author)
             })
         let object = leadsOn ? start.flatMap { shape.object(in: $0) } : nil
+        if leadsOn, object == nil, start != nil {
+            do throws(PathError) {
+                try checkGoesOn(leadsOn, from: "#\(index)", value: start, path: path)
+            } catch {
+                connection.end()
+                stopFollowing(index)
+                throw error
+            }
+        }
         return CollectionPartLink(
             self, connection: connection, start: (start, object),
             current: { [weak self] in
@@ -102,9 +111,17 @@ extension ObservableArray: CountedCollection {
             connection.end()
             throw .indexOutOfRange(index, count: count, path: path)
         }
+        let object = leadsOn ? shape.object(in: element) : nil
+        if leadsOn, object == nil {
+            do throws(PathError) {
+                try checkGoesOn(leadsOn, from: "\(index)", value: element, path: path)
+            } catch {
+                connection.end()
+                throw error
+            }
+        }
         let made = CollectionPartLink(
-            self, connection: connection,
-            start: (element, leadsOn ? shape.object(in: element) : nil),
+            self, connection: connection, start: (element, object),
             current: { [weak self] in
                 guard self != nil, follow.isInArray else { return (nil, nil) }
                 return (element, shape.object(in: element))

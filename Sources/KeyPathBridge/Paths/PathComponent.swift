@@ -20,6 +20,11 @@ struct PathComponent: @unchecked Sendable {
     /// ``nestingFanOuts(_:)``).
     var fanOut: FanOutMaker? = nil
 
+    /// For a string path's component: the error for a value of the type named that the path
+    /// cannot go on from (not an object), met after the component was attached. (A typed
+    /// path's types say where it goes on from an object.)
+    private(set) var misfit: (@Sendable (_ type: String) -> PathError)? = nil
+
     /// Observes the property of `object` (for `receiver`, if any), calling `changed` with the new
     /// value, the object in it if `leadsOn` (the path goes on from this property), and the
     /// author of each change. (Each change is handled with the value its message carries, not
@@ -236,6 +241,8 @@ extension PathComponent {
     init(_ token: PathToken, in path: String) {
         nameBox = ComponentName(token.spelling)
         isOwnedByReceiver = true
+        let spelling = token.spelling
+        misfit = { type in .notAnObject(spelling, type: type, path: path) }
         attach = { object, receiver, group, site, leadsOn, changed throws(PathError) in
             if let collection = object as? any PathCollection {
                 return try collection.attachPart(

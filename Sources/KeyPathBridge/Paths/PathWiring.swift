@@ -241,6 +241,7 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
                 }
             } else {
                 // An object along the path changed: re-wire everything after it.
+                if next == nil { noteMisfit(of: value, at: level) }
                 rewire(after: level, object: next, to: end, from: author, forced: forced)
             }
             // The root's own part became unreachable: if for good (an object-following element
@@ -363,6 +364,7 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
             let start = link.takeStart()
             if isEnd { return (attached, start.value) }
             object = start.next
+            if object == nil { noteMisfit(of: start.value, at: index) }
             #if DEBUG
                 PathTestHooks.afterAttaching?(index)
             #endif
@@ -383,6 +385,15 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
         } else {
             PathDiagnostics.report(error)
         }
+    }
+
+    /// A string path's component at `level` (not the end) that holds `value`, which is no
+    /// object: the rest of the path is unreachable, and the misfit is noted.
+    private func noteMisfit(of value: Any?, at level: Int) {
+        guard let misfit = components[level].misfit,
+            case .value(let type) = PathLink.content(of: value)
+        else { return }
+        note(misfit(type), at: level)
     }
 
     /// In a fan-out's branch: the first component after the wildcard that did not fit an object
