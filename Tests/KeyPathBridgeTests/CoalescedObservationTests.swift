@@ -175,6 +175,24 @@ struct CoalescedObservationTests {
         #expect(!observation.isActive)
     }
 
+    /// "The handle keeps neither the observer nor the root alive", nor anything of the model: a
+    /// string-built path of one property of the root keeps no value that property held (here
+    /// the address it held when the observation started, replaced since).
+    @Test func theHandleKeepsNoValueOfAStringBuiltPropertyAlive() throws {
+        let person = Person()
+        let label = Label()
+        let firstAddress = WeakBox(person.address!)
+        let observation = label.observeCoalesced(
+            person, try PropertyPath<Person, Any>("address"),
+            in: Coalescer(scheduler: TestMessageScheduler())
+        ) { _, _ in }
+
+        person.address = Address(zipCode: "20095")
+
+        #expect(firstAddress.isFreed)
+        #expect(observation.isActive)
+    }
+
     /// A string form checks its paths against the root as `observe(root, path:)` does: a name
     /// the root lacks throws, and nothing is observed.
     @Test func theStringFormThrowsForANameTheRootLacks() {
