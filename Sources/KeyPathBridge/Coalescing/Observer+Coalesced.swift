@@ -58,6 +58,8 @@ extension Observer {
                     let link = try path.components[0].attach(root, receiver, group, site, false) {
                         _, _, _ in coalescer.schedule(entry)
                     }
+                    // The handle keeps the link: it must not keep the value it started with.
+                    _ = link.takeStart()
                     parts.append(.link(UncheckedSendable(link)))
                 } catch {
                     PathDiagnostics.report(error)  // a string path's name the root lacks
