@@ -17,6 +17,7 @@ struct ConstantLinkTests {
 
     final class Player {
         let settings = Settings()
+        let spare: Settings? = nil
         @ObservableVar var current: Player?
         let name = "player"  // a constant that is not an object
     }
@@ -90,5 +91,26 @@ struct ConstantLinkTests {
 
         #expect(settings.isFreed)
         #expect(volumes.elements == [nil])
+    }
+
+    /// "When the root dies, every observation of the path ends and is freed": also a path that
+    /// ends at a constant link, which observes nothing (its object cannot tell of the root's
+    /// death, and the path can never change).
+    @Test(arguments: [false, true])
+    func aPathThatEndsAtAConstantEndsWithItsRoot(asText: Bool) throws {
+        var player: Player? = Player()
+        let freed = WeakBox(player!)
+        let observer = TestObserver()
+        weak var observed: AnyObject?
+        if asText {
+            observed = try observer.observe(player!, path: "settings") { _ in }
+        } else {
+            observed = observer.observe(player!, PropertyPath(constant: \Player.settings)) { _ in }
+        }
+
+        player = nil
+
+        #expect(freed.isFreed)
+        #expect(observed == nil)  // the observation ended, and freed its path
     }
 }
