@@ -113,4 +113,15 @@ struct ConstantLinkTests {
         #expect(freed.isFreed)
         #expect(observed == nil)  // the observation ended, and freed its path
     }
+
+    /// "A nil intermediate makes the end point unreachable": a string path through an optional
+    /// `let` that holds nil is unreachable, as the typed `appending(constant:)` after an
+    /// optional is; the property exists, so it is no unknown name.
+    @Test func aStringPathThroughANilOptionalConstantIsUnreachable() throws {
+        let player = Player()
+
+        let path = try ObservedPath(player, path: "spare.volume")
+
+        #expect(path.value == nil)
+    }
 }
