@@ -124,4 +124,16 @@ struct ConstantLinkTests {
 
         #expect(path.value == nil)
     }
+
+    /// An unknown name's error "lists every name a string path can use there": the constant
+    /// links among them.
+    @Test func anUnknownNameListsTheConstantsAPathCanGoThrough() {
+        let player = Player()
+        #expect(
+            throws: PathError.unknownProperty(
+                "setings", type: "Player", path: "setings.volume", known: ["settings", "spare", "current"])
+        ) {
+            try ObservedPath(player, path: "setings.volume")
+        }
+    }
 }
