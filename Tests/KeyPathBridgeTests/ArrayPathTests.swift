@@ -411,6 +411,26 @@ struct ArrayPathTests {
         #expect(coalesced?.isActive != true)
     }
 
+    /// "Object-following `n` … fires when it leaves, then ends": behind a constant link (a `let`
+    /// array) the part can never be reached again, so the path can never change again and
+    /// ends, as it does at a root array; it does not linger as an observation of the root.
+    @Test func aDeadObjectFollowingElementBehindALetArrayEndsItsObservation() throws {
+        let list = TodoList()
+        let bread = Todo("bread")
+        list.items.append(contentsOf: [bread, Todo("milk")])
+        let titles = Recording<String?>()
+        let observer = TestObserver()
+        weak let path = try observer.observe(list, path: "items.0.title") {
+            titles.append($0 as? String)
+        }
+
+        list.items.remove(at: 0)
+
+        #expect(titles.elements == [nil])
+        #expect(!observer.isObserving(list))
+        #expect(path == nil)  // ended, and freed
+    }
+
     /// When the array stops being observed, an object-following element's position is lost
     /// (only its observation followed it): the part is unreachable for good, as when the
     /// element leaves. (Observed again at its starting index, it would be another element.)
