@@ -280,6 +280,25 @@ struct StringPathTests {
         #expect(optional.isActive && element.isActive)
     }
 
+    /// A misfit met later is reported when it is met, not again at every change while it
+    /// lasts: a `maybeNumber` that counts up under `maybeNumber.x` would write a line to
+    /// standard error per change (the default handler) on the property's hot path.
+    @Test func aValueThatIsNoObjectIsReportedOnceWhileItStaysOne() throws {
+        final class Counter {
+            @ObservableVar var maybeNumber: Int?
+        }
+        let reports = Recording<PathError>()
+        PathDiagnostics.setHandler { reports.append($0) }
+        defer { PathDiagnostics.setHandler(nil) }
+        let counter = Counter()
+        let path = try ObservedPath(counter, path: "maybeNumber.x")
+
+        for number in 1...3 { counter.maybeNumber = number }
+
+        #expect(reports.elements == [.notAnObject("maybeNumber", type: "Int", path: "maybeNumber.x")])
+        withExtendedLifetime(path) {}
+    }
+
     // A negative object-following index trapped inside the array's lock; it is an error.
     @Test func aNegativeObjectFollowingIndexIsAnErrorNotACrash() {
         let reports = Recording<PathError>()
