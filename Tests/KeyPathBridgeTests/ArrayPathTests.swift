@@ -414,14 +414,28 @@ struct ArrayPathTests {
     /// "Object-following `n` … fires when it leaves, then ends": behind a constant link (a `let`
     /// array) the part can never be reached again, so the path can never change again and
     /// ends, as it does at a root array; it does not linger as an observation of the root.
-    @Test func aDeadObjectFollowingElementBehindALetArrayEndsItsObservation() throws {
+    @Test(arguments: ["string", "typed", "typed, the element at the end"])
+    func aDeadObjectFollowingElementBehindALetArrayEndsItsObservation(form: String) throws {
         let list = TodoList()
         let bread = Todo("bread")
         list.items.append(contentsOf: [bread, Todo("milk")])
         let titles = Recording<String?>()
         let observer = TestObserver()
-        weak let path = try observer.observe(list, path: "items.0.title") {
-            titles.append($0 as? String)
+        weak var path: AnyObject?
+        switch form {
+        case "typed":
+            path = observer.observe(
+                list,
+                PropertyPath(\TodoList.items).appendingElement(startingAt: 0).appending(\.$title)
+            ) { titles.append($0) }
+        case "typed, the element at the end":
+            path = observer.observe(
+                list, PropertyPath(\TodoList.items).appendingElement(startingAt: 0)
+            ) { titles.append($0?.title) }
+        default:
+            path = try observer.observe(list, path: "items.0.title") {
+                titles.append($0 as? String)
+            }
         }
 
         list.items.remove(at: 0)

@@ -67,11 +67,15 @@ struct ConstantLinkTests {
         #expect(try ObservedPath(player, path: "current.settings.volume").value == nil)
     }
 
-    /// A constant that holds a value, not an object, cannot be gone through: the same error as
-    /// for a variable holding one.
+    /// A stored constant that holds a value, not an object, is no component of a string path:
+    /// a name the object has no usable property of, whose error lists what it has.
     @Test func aStringPathThroughAConstantValueThrows() {
         let player = Player()
-        #expect(throws: PathError.self) {
+        #expect(
+            throws: PathError.unknownProperty(
+                "name", type: "Player", path: "name.count",
+                known: ["settings", "spare", "current"])
+        ) {
             try ObservedPath(player, path: "name.count")
         }
     }
@@ -131,7 +135,8 @@ struct ConstantLinkTests {
         let player = Player()
         #expect(
             throws: PathError.unknownProperty(
-                "setings", type: "Player", path: "setings.volume", known: ["settings", "spare", "current"])
+                "setings", type: "Player", path: "setings.volume",
+                known: ["settings", "spare", "current"])
         ) {
             try ObservedPath(player, path: "setings.volume")
         }

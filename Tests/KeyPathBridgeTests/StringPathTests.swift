@@ -295,7 +295,8 @@ struct StringPathTests {
 
         for number in 1...3 { counter.maybeNumber = number }
 
-        #expect(reports.elements == [.notAnObject("maybeNumber", type: "Int", path: "maybeNumber.x")])
+        #expect(
+            reports.elements == [.notAnObject("maybeNumber", type: "Int", path: "maybeNumber.x")])
         withExtendedLifetime(path) {}
     }
 

@@ -65,6 +65,8 @@ public final class CoalescedObservation: Sendable {
 
     /// Whether the path at `index` (in the order given to `observeCoalesced`) is still
     /// observed.
+    ///
+    /// - Precondition: `index` is below ``pathCount``.
     public func isObserving(pathAt index: Int) -> Bool {
         precondition(parts.indices.contains(index), "no path at \(index) of \(parts.count)")
         return parts[index].isObserving
@@ -83,6 +85,8 @@ public final class CoalescedObservation: Sendable {
     /// let shown = observer.observeCoalesced(person, \.$firstName, \.$lastName) { _, _ in }
     /// shown.stop(pathAt: 1)   // changes of lastName are no longer coalesced into it
     /// ```
+    ///
+    /// - Precondition: `index` is below ``pathCount``.
     public func stop(pathAt index: Int) {
         precondition(parts.indices.contains(index), "no path at \(index) of \(parts.count)")
         parts[index].end()

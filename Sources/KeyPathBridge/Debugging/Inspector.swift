@@ -72,7 +72,7 @@ public struct Inspector<Object: AnyObject> {
     ///   observable property or collection of that name.
     public func observationCount(of name: String) throws(PathError) -> Int {
         guard let property = properties.first(where: { $0.name == name }) else {
-            throw ObservableProperties.unknown(name, of: object, in: name)
+            throw ObservableProperties.unknownToInspector(name, of: object)
         }
         return property.observationCount
     }
@@ -135,7 +135,7 @@ public struct Inspector<Object: AnyObject> {
         } catch {
             guard let collection = ObservableProperties.collection(named: name, of: object),
                 let observable = collection as? any ObservableObject
-            else { throw error }
+            else { throw ObservableProperties.unknownToInspector(name, of: object) }
             return .collection(observable)
         }
     }

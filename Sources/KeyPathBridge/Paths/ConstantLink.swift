@@ -64,11 +64,14 @@ extension PathComponent {
 final class ConstantLink: PathLink {
     private weak var object: AnyObject?
 
-    init(_ object: AnyObject) {
+    init(_ object: AnyObject?) {
         self.object = object
     }
 
     override func read() -> Any? { object }
     override func next() -> AnyObject? { object }
     override var isAlive: Bool { object != nil }
+    /// It never changes: a path of nothing but constant links (and parts gone for good) can
+    /// neither change nor hear of its root's death.
+    override var observesNothing: Bool { true }
 }

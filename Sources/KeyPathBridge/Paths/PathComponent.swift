@@ -197,8 +197,11 @@ struct TypedHandlers<Value> {
             let rule = ChangeRule<Value>()
             let wiring = tracker.wiring
             return { value, next, author in
-                // A part at the end sends an object only for changes it handles itself.
-                guard next == nil, wiring.beginDirectChange(tag: tag, from: author) else {
+                // A part at the end sends an object only for changes it handles itself; one
+                // that becomes unreachable goes through the engine, which ends a path that can
+                // never change again.
+                guard next == nil, value != nil, wiring.beginDirectChange(tag: tag, from: author)
+                else {
                     return changed(value, next, author)
                 }
                 tracker.publishDirectly(value.map { $0 as! Value }, from: author, rule: rule)

@@ -30,7 +30,8 @@ public enum PathError: Error, Equatable, CustomStringConvertible, Sendable {
             return
                 "Herald: \(type) has no observable property \"\(name)\" (in the path \"\(path)\"); "
                 + choices
-                + ". String paths name Var and @ObservableVar properties (a property of an"
+                + ". String paths name observable properties (Var, @ObservableVar, @Synthetic), "
+                + "observable collections and stored properties holding objects (a property of an"
                 + " @Observable class needs a typed path: PropertyPath(tracking:))."
         case .notACollection(let component, let type, let path):
             return
@@ -45,8 +46,8 @@ public enum PathError: Error, Equatable, CustomStringConvertible, Sendable {
                 + "may be observed beyond the end."
         case .notAnObject(let component, let type, let path):
             return
-                "Herald: \"\(component)\" (in the path \"\(path)\") holds a \(type), not an "
-                + "object, so the path cannot go on from it."
+                "Herald: \"\(component)\" (in the path \"\(path)\") holds \(article(type)) \(type), "
+                + "not an object, so the path cannot go on from it."
         case .notTriggerable(let name, let type):
             return
                 "Herald: \"\(name)\" of \(type) is an observable collection, which cannot be "
@@ -54,6 +55,12 @@ public enum PathError: Error, Equatable, CustomStringConvertible, Sendable {
                 + "edits). Trigger a property of its elements, or change the collection."
         }
     }
+}
+
+/// "a" or "an", for a type's name.
+private func article(_ type: String) -> String {
+    guard let first = type.first?.lowercased() else { return "a" }
+    return "aeiou".contains(first) ? "an" : "a"
 }
 
 /// Where problems with string paths are reported that cannot be thrown: an unknown property on

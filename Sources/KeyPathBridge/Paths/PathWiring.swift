@@ -43,6 +43,9 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     @exclusivity(unchecked) private var fitsAfterQuiet = false
     /// Whether the initial wiring runs (touched only while handling events).
     private var isWiringInitially = false
+    /// The level of the misfit reported last, while it lasts: reported once, not at every
+    /// change (touched only while handling events).
+    private var reportedMisfit: Int?
     /// The link a property's observation was last attached again by, after it ended from the
     /// observed side, until another change is handled (touched only while handling events).
     /// Weak: a link replaced meanwhile is not kept.
@@ -241,12 +244,13 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
                 }
             } else {
                 // An object along the path changed: re-wire everything after it.
-                if next == nil { noteMisfit(of: value, at: level) }
+                noteMisfit(of: next == nil ? value : nil, at: level)
                 rewire(after: level, object: next, to: end, from: author, forced: forced)
             }
-            // The root's own part became unreachable: if for good (an object-following element
-            // of a root collection that left), the path can never change again, and ends.
-            if level == 0, value == nil { endIfRootIsUnobservable(end) }
+            // A part became unreachable: if for good (an object-following element that left)
+            // and nothing before it can change (the root's part, or behind constant links),
+            // the path can never change again, and ends.
+            if value == nil, next == nil { endIfRootIsUnobservable(end) }
         case .wire:
             isWiringInitially = true
             let (attached, endValue) = attach(from: 0, object: root)
@@ -306,12 +310,13 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
         endIfRootIsUnobservable(end)
     }
 
-    /// A path that observes nothing of its root (the root's property died while the root lives,
-    /// refuses observers, or does not fit) can neither change nor hear of the root's death: it
-    /// ends now, and so do its observations, which are freed.
+    /// A path that observes nothing (the root's property died while the root lives, refuses
+    /// observers, or does not fit; every link is a constant or a part gone for good) can
+    /// neither change nor hear of the root's death: it ends now, and so do its observations,
+    /// which are freed.
     private func endIfRootIsUnobservable(_ end: PathEnd) {
         let observesNothing = lock.withLock {
-            !stopped && (links.isEmpty || (links.count == 1 && links[0].observesNothing))
+            !stopped && links.allSatisfy(\.observesNothing)
         }
         guard observesNothing, !collectsProblemsNow else { return }
         stop()
@@ -328,6 +333,8 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     /// end value (nil where the path became unreachable). Each link is tagged, which makes the
     /// changes of the links it replaces stale.
     private func attach(from level: Int, object: AnyObject?) -> ([PathLink], Any?) {
+        // What follows is wired anew: a misfit there is met anew.
+        if let reported = reportedMisfit, reported >= level { reportedMisfit = nil }
         var attached: [PathLink] = []
         var object = object
         for index in level..<components.count {
@@ -388,11 +395,16 @@ final class PathWiring: SwitchEngineClient, @unchecked Sendable {
     }
 
     /// A string path's component at `level` (not the end) that holds `value`, which is no
-    /// object: the rest of the path is unreachable, and the misfit is noted.
+    /// object: the rest of the path is unreachable, and the misfit is noted once while it
+    /// lasts (nil: the component holds no misfit now).
     private func noteMisfit(of value: Any?, at level: Int) {
-        guard let misfit = components[level].misfit,
-            case .value(let type) = PathLink.content(of: value)
-        else { return }
+        guard let misfit = components[level].misfit else { return }
+        guard case .value(let type) = PathLink.content(of: value) else {
+            if reportedMisfit == level { reportedMisfit = nil }
+            return
+        }
+        guard reportedMisfit != level else { return }
+        reportedMisfit = level
         note(misfit(type), at: level)
     }
 

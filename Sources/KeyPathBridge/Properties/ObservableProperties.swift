@@ -91,8 +91,9 @@ enum ObservableProperties {
         /// Every observable property (`*`), by name.
         case everyProperty([(name: String, property: any ObservableProperty)])
         /// A stored property holding an object that is not an observable property (`let items
-        /// = ObservableArray…`, `let settings = Settings()`), whose value never changes.
-        case constant(AnyObject)
+        /// = ObservableArray…`, `let settings = Settings()`), whose value never changes (nil:
+        /// an optional holding none).
+        case constant(AnyObject?)
     }
 
     /// The one resolver of string paths: what `token` is on `object`, used both to check a path
@@ -120,24 +121,62 @@ enum ObservableProperties {
         }
     }
 
-    /// The object that the stored property `name` of `object` holds, if it holds one that is
-    /// not an observable property (an observable collection, or any other object): a string
-    /// path goes through it as a constant link.
-    static func storedObject(named name: String, of object: AnyObject) -> AnyObject? {
+    /// What the stored property `name` of `object` holds, if it is of a class type or an
+    /// optional of one and not an observable property (an observable collection, or any other
+    /// object): a string path goes through it as a constant link (`.some(nil)`: an optional
+    /// holding nil, which makes the rest unreachable).
+    static func storedObject(named name: String, of object: AnyObject) -> AnyObject?? {
         var mirror: Mirror? = Mirror(reflecting: object)
         while let current = mirror {
             for child in current.children where child.label == name {
-                if case .object(let held) = PathLink.content(of: child.value) { return held }
+                if let held = constant(in: child.value) { return held }
             }
             mirror = current.superclassMirror
         }
         return nil
     }
 
+    /// The object a stored property's value holds, if the value is of a class type or an
+    /// optional of one (`.some(nil)` for nil), and the property is not an observable one.
+    private static func constant(in value: Any) -> AnyObject?? {
+        guard !(value is any ObservableProperty), !(value is AnyObservableVar) else { return nil }
+        switch PathLink.content(of: value) {
+        case .object(let held): return .some(held)
+        case .value: return nil
+        case .none:
+            let type = Swift.type(of: value) as? any _OptionalType.Type
+            return type?._wrappedType is AnyObject.Type ? .some(nil) : nil
+        }
+    }
+
+    /// Every name a string path can use on `object`: its observable properties, stored
+    /// observable collections and other stored properties holding objects (constant links), in
+    /// declaration order (superclass properties last).
+    static func pathNames(of object: AnyObject) -> [String] {
+        var names: [String] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            for child in current.children {
+                guard let label = child.label else { continue }
+                if child.value is any AnySyntheticProperty || child.value is AnyObservableVar {
+                    names.append(label.hasPrefix("_") ? String(label.dropFirst()) : label)
+                } else if child.value is any ObservableProperty || constant(in: child.value) != nil
+                {
+                    names.append(label)
+                }
+            }
+            mirror = current.superclassMirror
+        }
+        return names
+    }
+
     /// The stored property `name` of `object` if it holds an observable collection itself (not
     /// in a variable).
     static func collection(named name: String, of object: AnyObject) -> AnyObject? {
-        storedObject(named: name, of: object).flatMap { $0 as? any PathCollection }
+        guard case .some(.some(let held)) = storedObject(named: name, of: object),
+            held is any PathCollection
+        else { return nil }
+        return held
     }
 
     /// The observable property `name` of `object`, or an error naming the property and type.
@@ -150,11 +189,19 @@ enum ObservableProperties {
         return property.property
     }
 
-    /// The error for a name `object` has no observable property or stored observable
-    /// collection of: it lists every name a string path can use there.
+    /// The error for a name a string path cannot use on `object`: it lists every name it can
+    /// (``pathNames(of:)``).
     static func unknown(_ name: String, of object: AnyObject, in path: String) -> PathError {
         .unknownProperty(
             name, type: String(describing: type(of: object)), path: path,
+            known: pathNames(of: object))
+    }
+
+    /// The error for a name the Inspector does not report on `object`: it lists the names it
+    /// reports (observable properties and stored observable collections).
+    static func unknownToInspector(_ name: String, of object: AnyObject) -> PathError {
+        .unknownProperty(
+            name, type: String(describing: type(of: object)), path: name,
             known: observationSites(of: object).map(\.name))
     }
 }
