@@ -118,15 +118,16 @@ struct ArrayPathTests {
 
         bread.title = "rye bread"
         let milk = Todo("milk")
-        list.items.append(milk)  // joins
+        list.items.append(milk)  // joins: it fires
         milk.title = "oat milk"
-        list.items.append(milk)  // held twice
-        list.items.remove(at: 1)  // still held once
+        list.items.append(milk)  // held twice: the second place fires too
+        list.items.remove(at: 1)  // one place leaves (to unreachable); still held once
         milk.title = "soy milk"
         list.items.removeAll { $0 === milk }  // leaves
         milk.title = "gone"
 
-        #expect(titles.elements == ["rye bread", "oat milk", "soy milk"])
+        #expect(
+            titles.elements == ["rye bread", "milk", "oat milk", "oat milk", nil, "soy milk", nil])
         #expect(!milk.$title.isObserved)
         #expect(bread.$title.isObserved)
     }
@@ -155,7 +156,7 @@ struct ArrayPathTests {
         list.items.insert(Todo("bread"), at: 0)
 
         #expect(first.elements == ["oat milk", "bread"])
-        #expect(each.elements == ["oat milk"])
+        #expect(each.elements == ["oat milk", "bread"])  // bread joins
         #expect(followed.value == "oat milk")
     }
 
@@ -190,8 +191,8 @@ struct ArrayPathTests {
         _ = binding
     }
 
-    /// The consequence in paths: an every-element path keeps following the object that left
-    /// and never follows the one that replaceAll put in.
+    /// The consequence in paths: an every-element path follows the objects that replaceAll put
+    /// in (each joins: it fires), not the ones that left (each fires as it leaves).
     @Test func everyElementPathFollowsObjectsThatReplaceAllPutIn() {
         let model = CollectionsModel()
         let a = SameIDItem(1, "a")
@@ -207,7 +208,7 @@ struct ArrayPathTests {
         model.objects.replaceAll(with: [a, b2, SameIDItem(4, "d")])
         b.title = "old b changed"  // b left the array: nothing
         b2.title = "new b changed"
-        #expect(titles.elements == ["new b changed"])
+        #expect(titles.elements == ["b2", "d", nil, nil, "new b changed"])
     }
 
     // An every-element path keeps a stale value after its elements leave.

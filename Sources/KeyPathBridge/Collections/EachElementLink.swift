@@ -1,11 +1,21 @@
 import Transforms
 
-/// The fan-out over a collection's elements (`items.*.name`; a dictionary's values): one
-/// branch per element that is an object, following the rest of the path from it. An element held twice is one branch, kept
-/// while the element is held at least once. Membership changes reach the path's wiring as
-/// events of its end link (``MembershipChange``), so they are handled one at a time with the
-/// branches' changes.
+/// The fan-out over a collection's elements (`items.*.name`; a dictionary's values, a set's
+/// members): one branch per element that is an object, following the rest of the path from it.
+/// An element held twice is one branch, kept while the element is held at least once.
+/// Membership changes reach the path's wiring as events of its end link (``MembershipChange``),
+/// so they are handled one at a time with the branches' changes; each costs what its elements
+/// cost, whatever the collection's size.
 final class EachElementLink<Element>: PathLink {
+    /// One element's branch: how many places hold the element, and when it joined (the start
+    /// value is the first reachable branch's, in order of joining).
+    private struct Branch {
+        var count: Int
+        let wiring: PathWiring
+        let end: BranchEnd
+        let joined: Int
+    }
+
     private weak var collection: AnyObject?
     private let rest: [PathComponent]
     private let site: DeclarationSite
@@ -13,12 +23,11 @@ final class EachElementLink<Element>: PathLink {
     private let shape = ObjectShape(Element.self)
     private var connection: ConnectionBase!
     private let lock = Lock()
-    /// The branches by element identity, with how many times the element is held. Changed only
-    /// while the path's wiring handles an event (and emptied by `end()`).
-    @exclusivity(unchecked) private var branches:
-        [ObjectIdentifier: (count: Int, wiring: PathWiring, end: BranchEnd)] = [:]
-    /// The elements in order of joining, for the start value (the first reachable branch's).
-    @exclusivity(unchecked) private var order: [ObjectIdentifier] = []
+    /// The branches by element identity. Changed only while the path's wiring handles an event
+    /// (and emptied by `end()`).
+    @exclusivity(unchecked) private var branches: [ObjectIdentifier: Branch] = [:]
+    /// How many branches have joined (each branch's `joined` is its number).
+    @exclusivity(unchecked) private var joinCount = 0
     @exclusivity(unchecked) private var isEnded = false
 
     /// The fan-out over `collection`'s elements. `connect` observes the collection: it calls
@@ -43,19 +52,23 @@ final class EachElementLink<Element>: PathLink {
             changed((), MembershipChange(self, joined: joined, left: left), author)
         }
         self.connection = connection
-        join(contents)
+        for (id, change) in netChanges(joined: contents, left: []) {
+            _ = join(change.object, id: id, places: change.places)
+        }
     }
 
     /// The first reachable branch's end value when the branches started (a change made since
     /// then arrives as a change of its branch).
     override func takeStart() -> (value: Any?, next: AnyObject?) {
-        (orderedEnds.lazy.compactMap(\.startValue).first, nil)
+        (endsInJoiningOrder.lazy.compactMap(\.startValue).first, nil)
     }
 
-    override func read() -> Any? { orderedEnds.lazy.compactMap(\.latest).first }
+    override func read() -> Any? { endsInJoiningOrder.lazy.compactMap(\.latest).first }
 
-    private var orderedEnds: [BranchEnd] {
-        lock.withLock { order.compactMap { branches[$0]?.end } }
+    /// The branches' ends in the order their elements joined (for the start value and a read,
+    /// never for a membership change).
+    private var endsInJoiningOrder: [BranchEnd] {
+        lock.withLock { branches.values.sorted { $0.joined < $1.joined }.map(\.end) }
     }
 
     /// The array: observed again, the fan-out over the same array is the same end.
@@ -69,68 +82,108 @@ final class EachElementLink<Element>: PathLink {
         connection.end()
         let ended = lock.withLock {
             isEnded = true
-            defer {
-                branches = [:]
-                order = []
-            }
+            defer { branches = [:] }
             return branches.values.map(\.wiring)
         }
         for wiring in ended { wiring.stop() }
     }
 
-    /// Applies a change of the collection's elements (while the path's wiring handles it).
-    /// Joins first: an element that a change takes out and puts back (a sort) keeps its branch.
-    func apply(joined: [Element], left: [Element]) {
-        join(joined)
-        leave(left)
-    }
-
-    private func join(_ elements: [Element]) {
-        guard !rest.isEmpty else { return }  // nothing to follow from the elements
-        for element in elements {
-            guard let object = shape.object(in: element) else { continue }
-            let id = ObjectIdentifier(object)
-            let isNew = lock.withLock { () -> Bool? in
-                guard !isEnded else { return nil }
-                guard let branch = branches[id] else { return true }
-                branches[id] = (branch.count + 1, branch.wiring, branch.end)
-                return false
+    /// Applies a change of the collection's elements (while the path's wiring handles it), and
+    /// returns the updates it makes (EBN's rule: a path that becomes reachable or unreachable
+    /// has changed): one per place that an element whose branch reaches its end joins (from
+    /// unreachable to the branch's end value) or leaves (to unreachable). An element that a
+    /// change takes out and puts back (a sort, a move) neither joins nor leaves.
+    func apply(joined: [Element], left: [Element]) -> [Update<Any?>] {
+        var updates: [Update<Any?>] = []
+        for (id, change) in netChanges(joined: joined, left: left) {
+            if change.places > 0 {
+                guard let value = join(change.object, id: id, places: change.places)?.latest
+                else { continue }
+                updates += repeatElement(Update(nil, value), count: change.places)
+            } else {
+                let (value, places) = leave(id: id, places: -change.places)
+                guard let value else { continue }
+                updates += repeatElement(Update(value, nil), count: places)
             }
-            guard isNew == true else { continue }
-            let (wiring, end) = FanOutLink.branch(
-                from: object, following: rest, site: site, quietThrough: 0,
-                collectingProblems: false,
-                changed: changed,
-                ended: {})
-            let added = lock.withLock { () -> Bool in
-                guard !isEnded else { return false }
-                branches[id] = (1, wiring, end)
-                order.append(id)
-                return true
-            }
-            if !added { wiring.stop() }
         }
+        return updates
     }
 
-    private func leave(_ elements: [Element]) {
-        for element in elements {
-            guard let object = shape.object(in: element) else { continue }
-            let id = ObjectIdentifier(object)
-            let left = lock.withLock { () -> PathWiring? in
-                guard let branch = branches[id] else { return nil }
-                guard branch.count == 1 else {
-                    branches[id] = (branch.count - 1, branch.wiring, branch.end)
-                    return nil
+    /// Per element that is an object, in order of first appearance, the places it joins
+    /// (positive) or leaves (negative); none for an element that joins as often as it leaves,
+    /// or when nothing follows the elements.
+    private func netChanges(joined: [Element], left: [Element]) -> [(
+        ObjectIdentifier, (object: AnyObject, places: Int)
+    )] {
+        guard !rest.isEmpty else { return [] }
+        var order: [ObjectIdentifier] = []
+        var net: [ObjectIdentifier: (object: AnyObject, places: Int)] = [:]
+        func count(_ elements: [Element], _ step: Int) {
+            for element in elements {
+                guard let object = shape.object(in: element) else { continue }
+                let id = ObjectIdentifier(object)
+                if let known = net[id] {
+                    net[id] = (known.object, known.places + step)
+                } else {
+                    net[id] = (object, step)
+                    order.append(id)
                 }
-                branches[id] = nil
-                order.removeAll { $0 == id }
-                branch.end.retire()
-                return branch.wiring
             }
-            left?.stop()
         }
+        count(joined, 1)
+        count(left, -1)
+        return order.compactMap { id in net[id].flatMap { $0.places == 0 ? nil : (id, $0) } }
     }
 
+    /// Adds `places` places of `object`, making its branch if it has none; returns the
+    /// branch's end (nil once the link ended).
+    private func join(_ object: AnyObject, id: ObjectIdentifier, places: Int) -> BranchEnd? {
+        let held = lock.withLock { () -> BranchEnd?? in
+            guard !isEnded else { return .some(nil) }
+            guard var branch = branches[id] else { return nil }
+            branch.count += places
+            branches[id] = branch
+            return .some(branch.end)
+        }
+        if let held { return held }
+        let (wiring, end) = FanOutLink.branch(
+            from: object, following: rest, site: site, quietThrough: 0,
+            collectingProblems: false, changed: changed, ended: {})
+        let added = lock.withLock { () -> Bool in
+            guard !isEnded else { return false }
+            joinCount += 1
+            branches[id] = Branch(count: places, wiring: wiring, end: end, joined: joinCount)
+            return true
+        }
+        guard added else {
+            wiring.stop()
+            return nil
+        }
+        return end
+    }
+
+    /// Takes `places` places of the element `id` away (no more than it holds), ending its
+    /// branch when none is left; returns the branch's end value before, and the places taken.
+    private func leave(id: ObjectIdentifier, places: Int) -> (value: Any?, places: Int) {
+        let taken = lock.withLock { () -> (end: BranchEnd, places: Int, ended: PathWiring?)? in
+            guard var branch = branches[id] else { return nil }
+            let places = min(places, branch.count)
+            branch.count -= places
+            guard branch.count == 0 else {
+                branches[id] = branch
+                return (branch.end, places, nil)
+            }
+            branches[id] = nil
+            return (branch.end, places, branch.wiring)
+        }
+        guard let taken else { return (nil, 0) }
+        let value = taken.end.latest
+        if let ended = taken.ended {
+            taken.end.retire()
+            ended.stop()
+        }
+        return (value, taken.places)
+    }
 }
 
 /// A change of the elements of a collection that a path fans out over, handed back to its
@@ -146,15 +199,12 @@ final class MembershipChange<Element>: EndEvent {
         self.left = left
     }
 
-    /// Applies the change to the branches. When that makes the path unreachable (no branch
-    /// reaches its end any more) or reachable again, the end value becomes nil, or the first
-    /// reachable branch's.
+    /// Applies the change to the branches and publishes what it makes, each update from its
+    /// branch's old end value to its new one (see ``EachElementLink/apply(joined:left:)``).
     override func handle(end: PathEnd, from author: AnyAuthor) {
         guard let link else { return }
-        let wasReachable = link.read() != nil
-        link.apply(joined: joined, left: left)
-        let now = link.read()
-        guard (now != nil) != wasReachable else { return }
-        end.publish(now, from: author, forced: false, rule: nil)
+        for update in link.apply(joined: joined, left: left) {
+            end.publishBranch(update.new, old: update.old, from: author)
+        }
     }
 }

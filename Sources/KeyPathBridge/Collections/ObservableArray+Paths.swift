@@ -140,7 +140,9 @@ extension ObservableArray: CountedCollection {
                 receiver: receiver, site: site, atStart: { contents = storage },
                 handler: .messageAndAuthor { change, author in
                     onChange(
-                        change.edits.flatMap(\.newElements), change.edits.flatMap(\.oldElements),
+                        // Closures, not key paths: a generic key path is looked up per call.
+                        change.edits.flatMap { $0.newElements },
+                        change.edits.flatMap { $0.oldElements },
                         author)
                 })
             return (connection, contents)

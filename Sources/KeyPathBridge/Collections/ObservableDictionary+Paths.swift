@@ -186,7 +186,9 @@ extension ObservableDictionary: CountedCollection {
                 receiver: receiver, site: site, atStart: { contents = Array(storage.values) },
                 handler: .messageAndAuthor { change, author in
                     let keys = change.keys.values
-                    onChange(keys.compactMap(\.newValue), keys.compactMap(\.oldValue), author)
+                    // Closures, not key paths: a generic key path is looked up per call.
+                    onChange(
+                        keys.compactMap { $0.newValue }, keys.compactMap { $0.oldValue }, author)
                 })
             return (connection, contents)
         }

@@ -29,6 +29,8 @@ enum Workloads {
             w11Dictionary(),
             w11Diff(),
             w11IndexMemory(),
+            w11Each(elements: 20_000),
+            w11Each(elements: 2_500),
             w12SyntheticChain(observed: false),
             w12SyntheticChain(observed: true),
         ] + W13.all().map(w13Kairo)
