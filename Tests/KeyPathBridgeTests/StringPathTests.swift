@@ -300,6 +300,41 @@ struct StringPathTests {
         withExtendedLifetime(path) {}
     }
 
+    /// A name after a wildcard through a collection that no element has (a typo) is an error,
+    /// as after a wildcard over properties: thrown when elements are there as the path is
+    /// made, reported once when the first element that lacks it joins later.
+    @Test(arguments: ["list.*.titel", "byName.*.titel"])
+    func aNameNoElementHasAfterAWildcardThrows(text: String) {
+        final class Shelf {
+            let list: ObservableArray<Todo> = [Todo("a")]
+            let byName: ObservableDictionary<String, Todo> = ["a": Todo("a")]
+        }
+        let shelf = Shelf()
+        #expect {
+            try ObservedPath(shelf, path: text)
+        } throws: { error in
+            guard case .unknownProperty("titel", type: "Todo", _, _) = error as? PathError
+            else { return false }
+            return true
+        }
+    }
+
+    @Test func aNameNoElementHasIsReportedOnceWhenTheFirstElementJoins() throws {
+        let reports = Recording<PathError>()
+        PathDiagnostics.setHandler { reports.append($0) }
+        defer { PathDiagnostics.setHandler(nil) }
+        let list = TodoList()
+        let path = try ObservedPath(list, path: "items.*.titel")
+        #expect(reports.elements.isEmpty)  // no element yet: nothing to tell
+
+        list.items.append(Todo("a"))
+        list.items.append(Todo("b"))
+
+        #expect(reports.count == 1)
+        #expect(reports.elements.first?.description.contains("titel") == true)
+        withExtendedLifetime(path) {}
+    }
+
     // A negative object-following index trapped inside the array's lock; it is an error.
     @Test func aNegativeObjectFollowingIndexIsAnErrorNotACrash() {
         let reports = Recording<PathError>()

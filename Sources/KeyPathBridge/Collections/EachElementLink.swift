@@ -29,6 +29,12 @@ final class EachElementLink<Element>: PathLink {
     /// How many branches have joined (each branch's `joined` is its number).
     @exclusivity(unchecked) private var joinCount = 0
     @exclusivity(unchecked) private var isEnded = false
+    /// A problem the first elements' branches met (see ``wiringProblem``).
+    private var problem: PathError?
+    /// Whether the rest of the path has fitted an element (its first component, which an
+    /// element may lack quietly), or a typo was reported: a later element that lacks it is then
+    /// left out quietly (touched only while the path's wiring handles an event).
+    private var isNameSettled = false
 
     /// The fan-out over `collection`'s elements. `connect` observes the collection: it calls
     /// the handler it is given with the elements each change puts in and takes out, and returns
@@ -52,10 +58,20 @@ final class EachElementLink<Element>: PathLink {
             changed((), MembershipChange(self, joined: joined, left: left), author)
         }
         self.connection = connection
+        var firsts: [PathWiring] = []
         for (id, change) in netChanges(joined: contents, left: []) {
-            _ = join(change.object, id: id, places: change.places)
+            if let wiring = join(change.object, id: id, places: change.places, first: true)?.wiring {
+                firsts.append(wiring)
+            }
         }
+        problem = FanOutLink.problem(of: firsts)
+        isNameSettled = firsts.contains { $0.fitsAfterQuietLevel }
     }
+
+    /// A problem the branches of the elements there at first met, for the path's wiring to
+    /// throw or report: a misfit further along a branch, or a name after the wildcard that no
+    /// element has (`items.*.zipCod`).
+    override var wiringProblem: PathError? { problem }
 
     /// The first reachable branch's end value when the branches started (a change made since
     /// then arrives as a change of its branch).
@@ -97,7 +113,8 @@ final class EachElementLink<Element>: PathLink {
         var updates: [Update<Any?>] = []
         for (id, change) in netChanges(joined: joined, left: left) {
             if change.places > 0 {
-                guard let value = join(change.object, id: id, places: change.places)?.latest
+                guard let branch = join(change.object, id: id, places: change.places),
+                    let value = branch.end.latest
                 else { continue }
                 updates += repeatElement(Update(nil, value), count: change.places)
             } else {
@@ -135,20 +152,24 @@ final class EachElementLink<Element>: PathLink {
         return order.compactMap { id in net[id].flatMap { $0.places == 0 ? nil : (id, $0) } }
     }
 
-    /// Adds `places` places of `object`, making its branch if it has none; returns the
-    /// branch's end (nil once the link ended).
-    private func join(_ object: AnyObject, id: ObjectIdentifier, places: Int) -> BranchEnd? {
-        let held = lock.withLock { () -> BranchEnd?? in
+    /// Adds `places` places of `object`, making its branch if it has none (`first`: for the
+    /// elements there at first, whose problems the path throws or reports); returns the
+    /// branch (nil once the link ended).
+    private func join(
+        _ object: AnyObject, id: ObjectIdentifier, places: Int, first: Bool = false
+    ) -> (wiring: PathWiring, end: BranchEnd)? {
+        let held = lock.withLock { () -> (wiring: PathWiring, end: BranchEnd)?? in
             guard !isEnded else { return .some(nil) }
             guard var branch = branches[id] else { return nil }
             branch.count += places
             branches[id] = branch
-            return .some(branch.end)
+            return .some((branch.wiring, branch.end))
         }
         if let held { return held }
         let (wiring, end) = FanOutLink.branch(
             from: object, following: rest, site: site, quietThrough: 0,
-            collectingProblems: false, changed: changed, ended: {})
+            collectingProblems: first, changed: changed, ended: {})
+        if !first { settleName(with: wiring) }
         let added = lock.withLock { () -> Bool in
             guard !isEnded else { return false }
             joinCount += 1
@@ -159,7 +180,20 @@ final class EachElementLink<Element>: PathLink {
             wiring.stop()
             return nil
         }
-        return end
+        return (wiring, end)
+    }
+
+    /// A name after the wildcard that no element has had, lacked by an element that joins
+    /// later, is reported once (a typo); once an element had it, one that lacks it is left out
+    /// quietly.
+    private func settleName(with branch: PathWiring) {
+        guard !isNameSettled else { return }
+        if branch.fitsAfterQuietLevel {
+            isNameSettled = true
+        } else if let typo = branch.quietMisfit {
+            isNameSettled = true
+            PathDiagnostics.report(typo)
+        }
     }
 
     /// Takes `places` places of the element `id` away (no more than it holds), ending its

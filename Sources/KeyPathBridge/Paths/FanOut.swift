@@ -145,7 +145,9 @@ final class FanOutLink: PathLink {
     /// The problem of a fan-out's first wiring: a misfit along a branch that is not quiet, or
     /// else, when no branch fits the component after the wildcard on any object it reached but
     /// some did not fit it, that misfit (a name that no branch has is a typo, never silent).
-    private static func problem(of branches: [PathWiring]) -> PathError? {
+    /// The problem branches met as they were first wired: a misfit further along a branch, or
+    /// a name after the wildcard that none of them has while some lack it (a typo).
+    static func problem(of branches: [PathWiring]) -> PathError? {
         if let misfit = branches.lazy.compactMap(\.initialProblem).first { return misfit }
         guard !branches.contains(where: \.fitsAfterQuietLevel) else { return nil }
         return branches.lazy.compactMap(\.quietMisfit).first
