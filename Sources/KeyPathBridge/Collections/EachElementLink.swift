@@ -60,7 +60,8 @@ final class EachElementLink<Element>: PathLink {
         self.connection = connection
         var firsts: [PathWiring] = []
         for (id, change) in netChanges(joined: contents, left: []) {
-            if let wiring = join(change.object, id: id, places: change.places, first: true)?.wiring {
+            if let wiring = join(change.object, id: id, places: change.places, first: true)?.wiring
+            {
                 firsts.append(wiring)
             }
         }
